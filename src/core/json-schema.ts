@@ -1,0 +1,51 @@
+import { z, type ZodType } from "zod";
+
+/** The JSON Schema a model receives for a zod schema (input side: defaults make fields optional). */
+export function toJsonSchema(schema: ZodType): Record<string, unknown> {
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Record<
+    string,
+    unknown
+  >;
+  return rest;
+}
+
+const MAX_SHAPE_LENGTH = 600;
+
+/** A compact, TypeScript-like rendering of a JSON Schema, used in error texts shown to the model. */
+export function describeJsonSchema(schema: unknown): string {
+  const text = describe(schema, 0);
+  return text.length > MAX_SHAPE_LENGTH ? `${text.slice(0, MAX_SHAPE_LENGTH)}…` : text;
+}
+
+function describe(node: unknown, depth: number): string {
+  if (typeof node !== "object" || node === null || depth > 6) return "any";
+  const s = node as Record<string, unknown>;
+  if (Array.isArray(s["enum"])) return s["enum"].map((v) => JSON.stringify(v)).join(" | ");
+  if ("const" in s) return JSON.stringify(s["const"]);
+  const variants = (s["anyOf"] ?? s["oneOf"]) as unknown[] | undefined;
+  if (Array.isArray(variants)) return variants.map((v) => describe(v, depth + 1)).join(" | ");
+  switch (s["type"]) {
+    case "object": {
+      const props = (s["properties"] ?? {}) as Record<string, unknown>;
+      const required = new Set((s["required"] as string[] | undefined) ?? []);
+      const fields = Object.entries(props).map(
+        ([key, value]) => `${key}${required.has(key) ? "" : "?"}: ${describe(value, depth + 1)}`,
+      );
+      return `{ ${fields.join(", ")} }`;
+    }
+    case "array":
+      return `${wrap(describe(s["items"], depth + 1))}[]`;
+    case "string":
+    case "number":
+    case "integer":
+    case "boolean":
+    case "null":
+      return s["type"];
+    default:
+      return Array.isArray(s["type"]) ? (s["type"] as string[]).join(" | ") : "any";
+  }
+}
+
+function wrap(text: string): string {
+  return text.includes(" | ") ? `(${text})` : text;
+}

@@ -1,0 +1,79 @@
+import type { AgentEventInit } from "./events.js";
+import type { AssistantMessage, Message, ToolCall } from "./messages.js";
+import type { Tool, ToolResult } from "./tool.js";
+
+/**
+ * The plugin contract, version 1: how planning enters an agent. A plugin contributes tools and
+ * hooks; everything optional. Hooks may be async (a store behind the plugin may need I/O).
+ */
+export const PLUGIN_CONTRACT_VERSION = 1;
+
+/** What an agent hands a plugin when it is attached: its name and its event stream. */
+export interface PluginHost {
+  readonly agentName: string;
+  emit(event: AgentEventInit): void;
+}
+
+interface TurnContext {
+  readonly agentName: string;
+  /** 1-based number of the model call within the current run. */
+  readonly step: number;
+  readonly memory: readonly Message[];
+  readonly signal?: AbortSignal;
+}
+
+export interface BeforeModelContext extends TurnContext {
+  /** The request's messages so far (system prompt, memory, earlier plugins' tail messages). */
+  readonly messages: readonly Message[];
+}
+
+export interface AfterModelContext extends TurnContext {
+  readonly message: AssistantMessage;
+  readonly toolCalls: readonly ToolCall[];
+  /** Do not run this call; the model sees an error result with `reason` instead. */
+  refuse(callId: string, reason: string): void;
+  /** Run this call with another name and/or arguments; memory records the rewritten call. */
+  rewrite(callId: string, change: { name?: string; arguments?: string }): void;
+  /**
+   * Ask for one more model turn although this one had no tool calls, with `note` appended to
+   * that next request only (never stored). Honoured once per run per plugin.
+   */
+  continueWith(note: string): void;
+}
+
+export interface AfterToolContext extends TurnContext {
+  readonly call: ToolCall;
+  readonly result: ToolResult;
+  /** True when the call was refused in `afterModel` or named an unknown tool. */
+  readonly refused: boolean;
+}
+
+type MaybePromise<T> = T | Promise<T>;
+
+export interface Plugin {
+  readonly name: string;
+  tools?(): Tool[];
+  /** Text appended to the agent's system prompt (stable: it should not change between calls). */
+  instructions?(): string | undefined;
+  /** Ephemeral messages appended at the tail of this one model request; never stored in memory. */
+  beforeModel?(ctx: BeforeModelContext): MaybePromise<Message[] | void>;
+  afterModel?(ctx: AfterModelContext): MaybePromise<void>;
+  afterTool?(ctx: AfterToolContext): MaybePromise<void>;
+  /** Called once by each agent the plugin is given to. */
+  attach?(host: PluginHost): void;
+  saveState?(): unknown;
+  loadState?(state: unknown): void;
+}
+
+/** Fans a plugin's events out to every agent it is attached to. */
+export class PluginHosts {
+  readonly #hosts = new Set<PluginHost>();
+
+  add(host: PluginHost): void {
+    this.#hosts.add(host);
+  }
+
+  emit(event: AgentEventInit): void {
+    for (const host of this.#hosts) host.emit(event);
+  }
+}

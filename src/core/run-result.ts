@@ -1,0 +1,16 @@
+import type { Message } from "./messages.js";
+import type { Usage } from "./model.js";
+
+export type StopReason = "final" | "max-steps" | "aborted";
+
+export type RunResult = {
+  /** The model's final answer (the last assistant text). */
+  text: string;
+  /** The agent's whole memory after the run. */
+  messages: Message[];
+  /** Model calls made in this run. */
+  steps: number;
+  stopReason: StopReason;
+  /** Tokens summed over this run's model calls, where the model reports them. */
+  usage: Usage;
+};

@@ -1,0 +1,118 @@
+import { z, type ZodType } from "zod";
+import { describeJsonSchema, toJsonSchema } from "./json-schema.js";
+import { repairArguments } from "./argument-repair.js";
+
+/** What a tool returns to the model. `isError` results are shown to the model so it can correct itself. */
+export type ToolResult = { text: string; isError: boolean };
+
+export interface ToolContext {
+  signal?: AbortSignal;
+  agentName?: string;
+  toolCallId?: string;
+}
+
+export interface Tool {
+  readonly name: string;
+  readonly description: string;
+  /** JSON Schema of the arguments, as sent to the model. */
+  readonly parameters: object;
+  /** True when the tool only reads: the plan tool's planner and permission policies rely on it. */
+  readonly readOnly: boolean;
+  /** The zod schema behind `parameters`, for adapters that want it (MCP, AI SDK). */
+  readonly schema?: ZodType;
+  /** Never throws: bad input and failures come back as `{ isError: true }` with a readable text. */
+  invoke(args: unknown, ctx?: ToolContext): Promise<ToolResult>;
+}
+
+export interface ToolDefinition<S extends ZodType> {
+  name: string;
+  description: string;
+  parameters: S;
+  readOnly?: boolean;
+  /** Return a string, any JSON-able value, or a ToolResult. Throw ToolError for a rule the model broke. */
+  execute(args: z.output<S>, ctx: ToolContext): unknown;
+}
+
+/**
+ * Thrown by a tool's `execute` when the model asked for something the rules refuse. Its message is
+ * shown to the model verbatim, so it should say what was wrong and what to call instead.
+ */
+export class ToolError extends Error {
+  override name = "ToolError";
+}
+
+const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+export function defineTool<S extends ZodType>(def: ToolDefinition<S>): Tool {
+  if (!TOOL_NAME.test(def.name)) {
+    throw new Error(`Tool name "${def.name}" is not accepted: use 1-64 letters, digits, "_" or "-".`);
+  }
+  const parameters = toJsonSchema(def.parameters);
+  const shape = describeJsonSchema(parameters);
+  return {
+    name: def.name,
+    description: def.description,
+    parameters,
+    readOnly: def.readOnly ?? false,
+    schema: def.parameters,
+    async invoke(args, ctx = {}) {
+      const parsed = parseArguments(def.name, args, shape);
+      if ("error" in parsed) return { text: parsed.error, isError: true };
+      const checked = repairArguments(def.parameters, parsed.value);
+      if (!checked.success) {
+        return { text: formatInvalidArguments(def.name, checked.issues, shape), isError: true };
+      }
+      try {
+        return toToolResult(await def.execute(checked.data as z.output<S>, ctx));
+      } catch (error) {
+        if (error instanceof ToolError) return { text: error.message, isError: true };
+        const message = error instanceof Error ? error.message : String(error);
+        return { text: `Tool "${def.name}" failed: ${message}`, isError: true };
+      }
+    },
+  };
+}
+
+function parseArguments(tool: string, args: unknown, shape: string): { value: unknown } | { error: string } {
+  let value = args;
+  if (typeof args === "string") {
+    if (args.trim() === "") value = {};
+    else {
+      try {
+        value = JSON.parse(args);
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        return { error: `Arguments for tool "${tool}" are not valid JSON (${reason}). Send one JSON object: ${shape}` };
+      }
+    }
+  }
+  if (value === undefined || value === null) value = {};
+  if (typeof value !== "object" || Array.isArray(value)) {
+    const got = Array.isArray(value) ? "an array" : `a ${typeof value}`;
+    return { error: `Arguments for tool "${tool}" must be a JSON object, got ${got}. Expected: ${shape}` };
+  }
+  return { value };
+}
+
+function formatInvalidArguments(tool: string, issues: readonly z.core.$ZodIssue[], shape: string): string {
+  const lines = issues.slice(0, 8).map((issue) => {
+    const where = issue.path.length > 0 ? issue.path.map(String).join(".") : "(arguments)";
+    return `- ${where}: ${issue.message}`;
+  });
+  if (issues.length > 8) lines.push(`- … and ${issues.length - 8} more`);
+  return [`Invalid arguments for tool "${tool}":`, ...lines, `Expected: ${shape}`].join("\n");
+}
+
+function toToolResult(value: unknown): ToolResult {
+  if (isToolResult(value)) return value;
+  if (typeof value === "string") return { text: value, isError: false };
+  if (value === undefined) return { text: "Done.", isError: false };
+  return { text: JSON.stringify(value, null, 2), isError: false };
+}
+
+function isToolResult(value: unknown): value is ToolResult {
+  if (typeof value !== "object" || value === null) return false;
+  const keys = Object.keys(value);
+  const candidate = value as Record<string, unknown>;
+  return keys.length === 2 && typeof candidate["text"] === "string" && typeof candidate["isError"] === "boolean";
+}

@@ -1,0 +1,99 @@
+import type { AssistantMessage, ToolCall } from "../core/messages.js";
+import type { ChatModel, ModelRequest, ModelResponse, ModelStreamPart } from "../core/model.js";
+
+/** One model turn: a plain answer, a message with tool calls, or a function of the request. */
+export type ScriptedTurn =
+  | string
+  | { content?: string; toolCalls?: { name: string; arguments: unknown; id?: string }[] }
+  | ((req: ModelRequest) => ScriptedTurn);
+
+export interface ScriptedModelOptions {
+  id?: string;
+  /** Wait this long before answering (honours the request's abort signal). */
+  latencyMs?: number;
+  /** Characters per streamed text delta. */
+  streamChunkSize?: number;
+}
+
+export type ScriptedModel = ChatModel & {
+  /** requests[i] is a deep copy of what call i received (without its signal). */
+  readonly requests: ModelRequest[];
+  stream(req: ModelRequest): AsyncIterable<ModelStreamPart>;
+};
+
+/**
+ * A deterministic model for tests and demos: call i answers with turns[i]. Usage is estimated as
+ * one token per four characters so token accounting can be exercised without a provider.
+ */
+export function scriptedModel(turns: ScriptedTurn[], opts: ScriptedModelOptions = {}): ScriptedModel {
+  const requests: ModelRequest[] = [];
+  const chunkSize = opts.streamChunkSize ?? 16;
+
+  async function generate(req: ModelRequest): Promise<ModelResponse> {
+    const index = requests.length;
+    const copy: ModelRequest = structuredClone({ messages: req.messages, tools: req.tools });
+    requests.push(copy);
+    if (opts.latencyMs) await sleep(opts.latencyMs, req.signal);
+    req.signal?.throwIfAborted();
+    const turn = turns[index];
+    if (turn === undefined) {
+      throw new Error(
+        `scriptedModel has ${turns.length} turn(s) but was called ${index + 1} times; add a turn for call ${index + 1}.`,
+      );
+    }
+    const message = toMessage(resolve(turn, structuredClone(copy)), index);
+    const inputChars = JSON.stringify(copy).length;
+    const outputChars = JSON.stringify(message).length;
+    return { message, usage: { inputTokens: Math.ceil(inputChars / 4), outputTokens: Math.ceil(outputChars / 4) } };
+  }
+
+  return {
+    id: opts.id ?? "scripted",
+    requests,
+    generate,
+    async *stream(req) {
+      const response = await generate(req);
+      const text = response.message.content;
+      for (let at = 0; at < text.length; at += chunkSize) {
+        yield { type: "text-delta", text: text.slice(at, at + chunkSize) };
+      }
+      yield { type: "response", response };
+    },
+  };
+}
+
+function resolve(turn: ScriptedTurn, req: ModelRequest): Exclude<ScriptedTurn, (req: ModelRequest) => ScriptedTurn> {
+  let current = turn;
+  while (typeof current === "function") current = current(req);
+  return current;
+}
+
+function toMessage(turn: Exclude<ScriptedTurn, (req: ModelRequest) => ScriptedTurn>, index: number): AssistantMessage {
+  if (typeof turn === "string") return { role: "assistant", content: turn };
+  const message: AssistantMessage = { role: "assistant", content: turn.content ?? "" };
+  if (turn.toolCalls && turn.toolCalls.length > 0) {
+    message.toolCalls = turn.toolCalls.map(
+      (call, j): ToolCall => ({
+        id: call.id ?? `call_${index + 1}_${j + 1}`,
+        name: call.name,
+        arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments ?? {}),
+      }),
+    );
+  }
+  return message;
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      signal?.removeEventListener("abort", abort);
+      resolve();
+    }
+    function abort() {
+      clearTimeout(timer);
+      reject(signal?.reason ?? new Error("aborted"));
+    }
+    signal?.addEventListener("abort", abort, { once: true });
+  });
+}
