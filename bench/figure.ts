@@ -1,0 +1,5 @@
+/** One measured figure; printed as one JSON object per line with --json. */
+export type BenchFigure = { bench: string; metric: string; value: number; system?: string };
+
+/** A benchmark: a name and a function that measures and returns its figures. */
+export type Benchmark = { name: string; run(): Promise<BenchFigure[]> };

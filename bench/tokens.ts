@@ -1,0 +1,6 @@
+import { encode } from "gpt-tokenizer/encoding/o200k_base";
+
+/** Exact o200k token count, as the benchmarks report tokens. */
+export function countTokens(text: string): number {
+  return encode(text).length;
+}
