@@ -13,5 +13,8 @@ export type { Plugin, PluginHost, BeforeModelContext, AfterModelContext, AfterTo
 export type { AgentEvent, AgentEventInit, AgentEventMap, AgentEventType, AgentEventListener } from "./core/events.js";
 export { AGENT_STATE_VERSION } from "./core/state.js";
 export type { AgentState } from "./core/state.js";
+export { askUserTool } from "./core/ask-user.js";
+export type { ApprovalDecision, ApprovalDecisions, PendingCall, PendingTurn } from "./core/approval.js";
+export type { PermissionDecision, PermissionPolicy, PermissionRule } from "./core/permissions.js";
 export { scriptedModel } from "./models/scripted.js";
 export type { ScriptedTurn, ScriptedModel, ScriptedModelOptions } from "./models/scripted.js";

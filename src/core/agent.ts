@@ -1,7 +1,9 @@
 import { ABORTED, linkSignals, raceAbort } from "./abort.js";
+import type { ApprovalDecision, ApprovalDecisions, PendingCall, PendingTurn } from "./approval.js";
 import { EventHub, type AgentEvent, type AgentEventInit, type AgentEventListener } from "./events.js";
 import { cloneMessages, type AssistantMessage, type Message, type ToolCall, type ToolMessage } from "./messages.js";
 import { addUsage, type ChatModel, type Usage } from "./model.js";
+import { decidePermission, type PermissionPolicy } from "./permissions.js";
 import type { AfterModelContext, Plugin, PluginHost } from "./plugin.js";
 import type { RunResult, StopReason } from "./run-result.js";
 import { AGENT_STATE_VERSION, isAgentState, type AgentState } from "./state.js";
@@ -16,6 +18,11 @@ export interface AgentOptions {
   plugins?: Plugin[];
   /** Most model calls in one run; reaching it ends the run with stopReason "max-steps". */
   maxSteps?: number;
+  /**
+   * Which calls run, pause for approval or are refused. Without a policy every call runs, except
+   * tools that always need the user (ask_user, a plan under review).
+   */
+  permissions?: PermissionPolicy;
 }
 
 export interface RunOptions {
@@ -25,7 +32,11 @@ export interface RunOptions {
 const DEFAULT_MAX_STEPS = 50;
 const ZERO_USAGE: Usage = { inputTokens: 0, outputTokens: 0 };
 
-type CallOutcome = { call: ToolCall; result: ToolResult; refused: boolean };
+type Outcome = { result: ToolResult; refused: boolean };
+type CallOutcome = Outcome & { call: ToolCall };
+
+/** Where a run's counters stand; a resumed run starts a fresh one. */
+type RunProgress = { steps: number; usage: Usage; lastText: string };
 
 /** A ReAct agent: call the model, run the tools it asks for, repeat until it answers. */
 export class Agent {
@@ -35,7 +46,10 @@ export class Agent {
   readonly maxSteps: number;
   readonly plugins: readonly Plugin[];
   readonly toolkit: Toolkit;
+  readonly permissions: PermissionPolicy | undefined;
+  readonly #pluginToolNames: Set<string>;
   #memory: Message[] = [];
+  #pending: PendingTurn | undefined;
   #usage: Usage = ZERO_USAGE;
   #running = false;
   readonly #events = new EventHub();
@@ -54,7 +68,10 @@ export class Agent {
       if (pluginNames.has(plugin.name)) throw new Error(`Two plugins are named "${plugin.name}": names must be unique.`);
       pluginNames.add(plugin.name);
     }
-    this.toolkit = new Toolkit([...(opts.tools ?? []), ...this.plugins.flatMap((p) => p.tools?.() ?? [])]);
+    const pluginTools = this.plugins.flatMap((p) => p.tools?.() ?? []);
+    this.#pluginToolNames = new Set(pluginTools.map((t) => t.name));
+    this.toolkit = new Toolkit([...(opts.tools ?? []), ...pluginTools]);
+    this.permissions = opts.permissions;
     const host: PluginHost = { agentName: this.name, emit: (event) => this.#emit(event) };
     for (const plugin of this.plugins) plugin.attach?.(host);
   }
@@ -78,19 +95,45 @@ export class Agent {
     return this.#events.on(listener);
   }
 
+  /** The calls the agent is waiting on the user for, if it stopped with "awaiting-approval". */
+  get pending(): PendingCall[] {
+    return structuredClone(this.#pending?.awaiting ?? []);
+  }
+
   async run(input: string, opts: RunOptions = {}): Promise<RunResult> {
-    if (this.#running) throw new Error(`Agent "${this.name}" is already running; wait for its run to end first.`);
-    this.#running = true;
-    try {
+    if (this.#pending) {
+      const ids = this.#pending.awaiting.map((c) => c.id).join(", ");
+      throw new Error(`Agent "${this.name}" is waiting for the user's decision on ${ids}; call resume(state, decisions) first.`);
+    }
+    return this.#exclusive(async () => {
       this.#memory.push({ role: "user", content: input });
       this.#emit({ type: "run-start", input });
-      return await this.#loop(opts.signal);
-    } catch (error) {
-      this.#emit({ type: "run-error", message: error instanceof Error ? error.message : String(error) });
-      throw error;
-    } finally {
-      this.#running = false;
-    }
+      return this.#loop(opts.signal);
+    });
+  }
+
+  /**
+   * Continues a run that stopped with "awaiting-approval": loads `state` when given (a state saved
+   * in this process or another, days ago), applies a decision to every pending call — approved and
+   * edited calls run, rejected ones get the user's reason, questions get the answer — and goes on.
+   */
+  async resume(state: AgentState | null | undefined, decisions: ApprovalDecisions, opts: RunOptions = {}): Promise<RunResult> {
+    if (state) this.loadState(state);
+    const pending = this.#pending;
+    if (!pending) throw new Error(`Agent "${this.name}" has nothing to resume: it is not waiting for a decision.`);
+    checkDecisions(pending.awaiting, decisions);
+    return this.#exclusive(async () => {
+      this.#emit({ type: "run-resumed", decisions: pending.awaiting.length });
+      const results = { ...pending.results };
+      await Promise.all(
+        pending.awaiting.map(async (call) => {
+          results[call.id] = await this.#decide(call, decisions[call.id] as ApprovalDecision, opts.signal);
+        }),
+      );
+      this.#pending = undefined;
+      await this.#completeTurn(pending.calls, results, 0, opts.signal);
+      return this.#loop(opts.signal);
+    });
   }
 
   /** The same run as `run`, as its events; the last one is `run-end`. Leaving the loop early aborts the run. */
@@ -141,6 +184,7 @@ export class Agent {
       memory: cloneMessages(this.#memory),
       plugins: structuredClone(plugins),
       usage: { ...this.#usage },
+      ...(this.#pending ? { pending: structuredClone(this.#pending) } : {}),
     };
   }
 
@@ -156,6 +200,7 @@ export class Agent {
     if (this.#running) throw new Error(`Agent "${this.name}" is running; load state between runs.`);
     this.#memory = cloneMessages(state.memory);
     this.#usage = state.usage ? { ...state.usage } : ZERO_USAGE;
+    this.#pending = state.pending ? structuredClone(state.pending) : undefined;
     for (const plugin of this.plugins) {
       if (plugin.name in state.plugins) plugin.loadState?.(structuredClone(state.plugins[plugin.name]));
     }
@@ -165,57 +210,97 @@ export class Agent {
     this.#events.emit({ ...event, agent: this.name, time: Date.now() } as AgentEvent);
   }
 
+  async #exclusive(body: () => Promise<RunResult>): Promise<RunResult> {
+    if (this.#running) throw new Error(`Agent "${this.name}" is already running; wait for its run to end first.`);
+    this.#running = true;
+    try {
+      return await body();
+    } catch (error) {
+      this.#emit({ type: "run-error", message: error instanceof Error ? error.message : String(error) });
+      throw error;
+    } finally {
+      this.#running = false;
+    }
+  }
+
   async #loop(signal: AbortSignal | undefined): Promise<RunResult> {
-    let steps = 0;
-    let usage = ZERO_USAGE;
-    let lastText = "";
+    const progress: RunProgress = { steps: 0, usage: ZERO_USAGE, lastText: "" };
     let notes: string[] = [];
     const continued = new Set<Plugin>();
     const finish = (stopReason: StopReason): RunResult => {
-      this.#emit({ type: "run-end", stopReason, steps, text: lastText, usage });
-      return { text: lastText, messages: cloneMessages(this.#memory), steps, stopReason, usage };
+      const { steps, usage, lastText: text } = progress;
+      this.#emit({ type: "run-end", stopReason, steps, text, usage });
+      const pending = this.#pending ? { pending: structuredClone(this.#pending.awaiting) } : {};
+      return { text, messages: cloneMessages(this.#memory), steps, stopReason, usage, ...pending };
     };
 
     for (;;) {
       if (signal?.aborted) return finish("aborted");
-      if (steps >= this.maxSteps) return finish("max-steps");
-      steps++;
-      const messages = await this.#buildRequest(steps, notes, signal);
+      if (progress.steps >= this.maxSteps) return finish("max-steps");
+      const step = ++progress.steps;
+      const messages = await this.#buildRequest(step, notes, signal);
       notes = [];
-      this.#emit({ type: "model-start", step: steps, messageCount: messages.length, toolCount: this.toolkit.names.length });
+      this.#emit({ type: "model-start", step, messageCount: messages.length, toolCount: this.toolkit.names.length });
       const started = Date.now();
       const request = { messages, tools: this.toolkit.specs(), ...(signal ? { signal } : {}) };
       const response = await raceAbort(this.model.generate(request), signal);
       if (response === ABORTED) return finish("aborted");
-      usage = addUsage(usage, response.usage);
+      progress.usage = addUsage(progress.usage, response.usage);
       this.#usage = addUsage(this.#usage, response.usage);
-      const message = normalizeAssistant(response.message, steps);
+      const message = normalizeAssistant(response.message, step);
       this.#memory.push(message);
-      lastText = message.content;
+      progress.lastText = message.content;
       this.#emit({
         type: "model-end",
-        step: steps,
+        step,
         message: structuredClone(message),
         ...(response.usage ? { usage: response.usage } : {}),
         durationMs: Date.now() - started,
       });
 
-      const turn = await this.#afterModel(message, steps, signal, continued);
+      const turn = await this.#afterModel(message, step, signal, continued);
       const calls = message.toolCalls ?? [];
       if (calls.length === 0) {
         if (turn.notes.length === 0) return finish("final");
         notes = turn.notes;
         continue;
       }
-      const outcomes = await Promise.all(calls.map((call) => this.#runCall(call, turn.refusals, steps, signal)));
-      for (const { call, result } of outcomes) {
-        const toolMessage: ToolMessage = { role: "tool", content: result.text, toolCallId: call.id, name: call.name };
-        this.#memory.push(toolMessage);
+      const gates = calls.map((call) => this.#gate(call, turn.refusals));
+      const awaiting: PendingCall[] = calls
+        .filter((_, i) => gates[i] === "ask")
+        .map((call) => ({ ...call, kind: this.toolkit.get(call.name)?.interactive ? "question" : "approval" }));
+      const results: Record<string, Outcome> = {};
+      await Promise.all(
+        calls.map(async (call, i) => {
+          const gate = gates[i];
+          if (gate === "ask") return;
+          results[call.id] = await this.#track(call, step, () => gate ?? this.#invoke(call, signal));
+        }),
+      );
+      if (awaiting.length > 0) {
+        this.#pending = { calls: structuredClone(calls), results, awaiting };
+        this.#emit({ type: "approval-requested", calls: structuredClone(awaiting) });
+        return finish("awaiting-approval");
       }
-      for (const outcome of outcomes) {
-        for (const plugin of this.plugins) {
-          await plugin.afterTool?.({ ...this.#turnContext(steps, signal), ...outcome });
-        }
+      await this.#completeTurn(calls, results, step, signal);
+    }
+  }
+
+  /** Appends a turn's results in call order, then lets plugins see each one. */
+  async #completeTurn(
+    calls: readonly ToolCall[],
+    results: Record<string, Outcome>,
+    step: number,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    const outcomes: CallOutcome[] = calls.map((call) => ({ call, ...(results[call.id] as Outcome) }));
+    for (const { call, result } of outcomes) {
+      const toolMessage: ToolMessage = { role: "tool", content: result.text, toolCallId: call.id, name: call.name };
+      this.#memory.push(toolMessage);
+    }
+    for (const outcome of outcomes) {
+      for (const plugin of this.plugins) {
+        await plugin.afterTool?.({ ...this.#turnContext(step, signal), ...outcome });
       }
     }
   }
@@ -271,24 +356,11 @@ export class Agent {
     return { refusals, notes };
   }
 
-  async #runCall(
-    call: ToolCall,
-    refusals: Map<string, string>,
-    step: number,
-    signal: AbortSignal | undefined,
-  ): Promise<CallOutcome> {
-    this.#emit({ type: "tool-start", step, call: { ...call } });
-    const started = Date.now();
-    const outcome = await this.#invoke(call, refusals, signal);
-    this.#emit({ type: "tool-end", step, call: { ...call }, ...outcome, durationMs: Date.now() - started });
-    return { call, ...outcome };
-  }
-
-  async #invoke(
-    call: ToolCall,
-    refusals: Map<string, string>,
-    signal: AbortSignal | undefined,
-  ): Promise<{ result: ToolResult; refused: boolean }> {
+  /**
+   * Decides a call before it runs: an outcome when it must not run (refused by a plugin, unknown,
+   * denied), "ask" when the user must decide, undefined when it may run now.
+   */
+  #gate(call: ToolCall, refusals: Map<string, string>): Outcome | "ask" | undefined {
     const refusal = refusals.get(call.id);
     if (refusal !== undefined) return { result: { text: refusal, isError: true }, refused: true };
     const tool = this.toolkit.get(call.name);
@@ -296,11 +368,65 @@ export class Agent {
       const text = `Unknown tool "${call.name}". Available tools: ${this.toolkit.names.join(", ") || "none"}.`;
       return { result: { text, isError: true }, refused: true };
     }
+    const decision = decidePermission(this.permissions, call, tool, this.#pluginToolNames.has(call.name));
+    if (decision === "deny") {
+      const text = `Denied: the permission policy does not allow "${call.name}" here. Do not retry it; find another way or tell the user.`;
+      return { result: { text, isError: true }, refused: true };
+    }
+    return decision === "ask" ? "ask" : undefined;
+  }
+
+  /** Runs one call between its tool-start and tool-end events. */
+  async #track(call: ToolCall, step: number, body: () => Outcome | Promise<Outcome>): Promise<Outcome> {
+    this.#emit({ type: "tool-start", step, call: { ...call } });
+    const started = Date.now();
+    const outcome = await body();
+    this.#emit({ type: "tool-end", step, call: { ...call }, ...outcome, durationMs: Date.now() - started });
+    return outcome;
+  }
+
+  async #invoke(call: ToolCall, signal: AbortSignal | undefined): Promise<Outcome> {
+    const tool = this.toolkit.get(call.name);
+    if (!tool) throw new Error(`internal: tool "${call.name}" vanished`);
     if (signal?.aborted) return { result: { text: "Not run: the run was aborted.", isError: true }, refused: false };
     const ctx = { agentName: this.name, toolCallId: call.id, ...(signal ? { signal } : {}) };
     const result = await raceAbort(tool.invoke(call.arguments, ctx), signal);
     if (result === ABORTED) return { result: { text: "Stopped: the run was aborted before the tool finished.", isError: true }, refused: false };
     return { result, refused: false };
+  }
+
+  /** Applies the user's decision to one pending call. */
+  async #decide(call: PendingCall, decision: ApprovalDecision, signal: AbortSignal | undefined): Promise<Outcome> {
+    switch (decision.action) {
+      case "answer":
+        return this.#track(call, 0, () => ({ result: { text: decision.text, isError: false }, refused: false }));
+      case "reject": {
+        const text = `The user rejected this call${decision.reason ? `: ${decision.reason}` : "."} Do not repeat it unchanged.`;
+        return this.#track(call, 0, () => ({ result: { text, isError: true }, refused: true }));
+      }
+      case "approve":
+        return this.#track(call, 0, () => this.#invoke(call, signal));
+      case "edit": {
+        const edited = typeof decision.arguments === "string" ? decision.arguments : JSON.stringify(decision.arguments);
+        this.#recordEdit(call.id, edited);
+        const ran = { ...call, arguments: edited };
+        const outcome = await this.#track(ran, 0, () => this.#invoke(ran, signal));
+        const note = `The user edited this call before approving it; it ran with these arguments instead of yours: ${edited}`;
+        return { ...outcome, result: { ...outcome.result, text: `${outcome.result.text}\n${note}` } };
+      }
+    }
+  }
+
+  /** Memory records the call as it ran, so the history stays true. */
+  #recordEdit(callId: string, args: string): void {
+    for (let i = this.#memory.length - 1; i >= 0; i--) {
+      const message = this.#memory[i];
+      const call = message?.role === "assistant" ? message.toolCalls?.find((c) => c.id === callId) : undefined;
+      if (call) {
+        call.arguments = args;
+        return;
+      }
+    }
   }
 
   #turnContext(step: number, signal: AbortSignal | undefined) {
@@ -322,4 +448,21 @@ function normalizeAssistant(message: AssistantMessage, step: number): AssistantM
     return { id, name: call.name, arguments: args };
   });
   return { role: "assistant", content, toolCalls };
+}
+
+function checkDecisions(awaiting: readonly PendingCall[], decisions: ApprovalDecisions): void {
+  const missing = awaiting.filter((call) => !decisions[call.id]).map((call) => `${call.id} (${call.name})`);
+  if (missing.length > 0) throw new Error(`resume needs a decision for every pending call; missing: ${missing.join(", ")}.`);
+  const known = new Set(awaiting.map((call) => call.id));
+  const stray = Object.keys(decisions).filter((id) => !known.has(id));
+  if (stray.length > 0) throw new Error(`resume got decisions for calls that are not pending: ${stray.join(", ")}.`);
+  for (const call of awaiting) {
+    const action = (decisions[call.id] as ApprovalDecision).action;
+    if (call.kind === "question" && action !== "answer" && action !== "reject") {
+      throw new Error(`${call.id} is a question for the user: answer it with { action: "answer", text } or reject it.`);
+    }
+    if (call.kind === "approval" && action === "answer") {
+      throw new Error(`${call.id} (${call.name}) needs approve, edit or reject, not an answer.`);
+    }
+  }
 }

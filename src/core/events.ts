@@ -1,3 +1,4 @@
+import type { PendingCall } from "./approval.js";
 import type { AssistantMessage, ToolCall } from "./messages.js";
 import type { Usage } from "./model.js";
 import type { ToolResult } from "./tool.js";
@@ -13,6 +14,8 @@ export interface AgentEventMap {
   "model-end": { step: number; message: AssistantMessage; usage?: Usage; durationMs: number };
   "tool-start": { step: number; call: ToolCall };
   "tool-end": { step: number; call: ToolCall; result: ToolResult; refused: boolean; durationMs: number };
+  "approval-requested": { calls: PendingCall[] };
+  "run-resumed": { decisions: number };
   "run-end": { stopReason: StopReason; steps: number; text: string; usage: Usage };
   "run-error": { message: string };
 }

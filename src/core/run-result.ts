@@ -1,7 +1,8 @@
+import type { PendingCall } from "./approval.js";
 import type { Message } from "./messages.js";
 import type { Usage } from "./model.js";
 
-export type StopReason = "final" | "max-steps" | "aborted";
+export type StopReason = "final" | "max-steps" | "aborted" | "awaiting-approval";
 
 export type RunResult = {
   /** The model's final answer (the last assistant text). */
@@ -13,4 +14,6 @@ export type RunResult = {
   stopReason: StopReason;
   /** Tokens summed over this run's model calls, where the model reports them. */
   usage: Usage;
+  /** With stopReason "awaiting-approval": the calls that wait for the user's decision. */
+  pending?: PendingCall[];
 };

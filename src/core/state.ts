@@ -1,3 +1,4 @@
+import type { PendingTurn } from "./approval.js";
 import type { Message } from "./messages.js";
 import type { Usage } from "./model.js";
 
@@ -10,6 +11,8 @@ export type AgentState = {
   memory: Message[];
   plugins: Record<string, unknown>;
   usage: Usage;
+  /** Present while the agent waits for the user (see Agent.resume). */
+  pending?: PendingTurn;
 };
 
 export function isAgentState(value: unknown): value is AgentState {

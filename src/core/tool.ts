@@ -20,6 +20,10 @@ export interface Tool {
   readonly readOnly: boolean;
   /** The zod schema behind `parameters`, for adapters that want it (MCP, AI SDK). */
   readonly schema?: ZodType;
+  /** Every call pauses the run for the user's approval, whatever the permission policy's defaults. */
+  readonly requiresApproval?: boolean;
+  /** Every call pauses the run for the user's answer (`ask_user`). */
+  readonly interactive?: boolean;
   /** Never throws: bad input and failures come back as `{ isError: true }` with a readable text. */
   invoke(args: unknown, ctx?: ToolContext): Promise<ToolResult>;
 }
@@ -29,6 +33,8 @@ export interface ToolDefinition<S extends ZodType> {
   description: string;
   parameters: S;
   readOnly?: boolean;
+  requiresApproval?: boolean;
+  interactive?: boolean;
   /** Return a string, any JSON-able value, or a ToolResult. Throw ToolError for a rule the model broke. */
   execute(args: z.output<S>, ctx: ToolContext): unknown;
 }
@@ -55,6 +61,8 @@ export function defineTool<S extends ZodType>(def: ToolDefinition<S>): Tool {
     parameters,
     readOnly: def.readOnly ?? false,
     schema: def.parameters,
+    ...(def.requiresApproval ? { requiresApproval: true } : {}),
+    ...(def.interactive ? { interactive: true } : {}),
     async invoke(args, ctx = {}) {
       const parsed = parseArguments(def.name, args, shape);
       if ("error" in parsed) return { text: parsed.error, isError: true };
