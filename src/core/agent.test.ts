@@ -311,3 +311,25 @@ describe("Events", () => {
     await first;
   });
 });
+
+describe("Memory rewriting", () => {
+  it("persists a plugin's replacement memory, applied before the request is built", async () => {
+    const squash: Plugin = {
+      name: "squash",
+      rewriteMemory: ({ memory }) =>
+        memory.length >= 3 ? [memory[0]!, { role: "assistant", content: "[earlier work folded]" }] : undefined,
+    };
+    const model = scriptedModel([{ toolCalls: [{ name: "get_weather", arguments: { city: "Bern" } }] }, "done"]);
+    const agent = new Agent({ model, tools: [weather], plugins: [squash] });
+    await agent.run("go");
+    expect(model.requests[1]?.messages.map((m) => m.content)).toEqual(["go", "[earlier work folded]"]);
+    expect(agent.memory.map((m) => m.content)).toEqual(["go", "[earlier work folded]", "done"]);
+  });
+
+  it("lets plugins observe the agent's events through their host", async () => {
+    const seen: string[] = [];
+    const observer: Plugin = { name: "observer", attach: (host) => void host.on((e) => seen.push(e.type)) };
+    await new Agent({ model: scriptedModel(["hi"]), plugins: [observer] }).run("x");
+    expect(seen).toEqual(["run-start", "model-start", "model-end", "run-end"]);
+  });
+});

@@ -72,7 +72,11 @@ export class Agent {
     this.#pluginToolNames = new Set(pluginTools.map((t) => t.name));
     this.toolkit = new Toolkit([...(opts.tools ?? []), ...pluginTools]);
     this.permissions = opts.permissions;
-    const host: PluginHost = { agentName: this.name, emit: (event) => this.#emit(event) };
+    const host: PluginHost = {
+      agentName: this.name,
+      emit: (event) => this.#emit(event),
+      on: (listener) => this.#events.on(listener),
+    };
     for (const plugin of this.plugins) plugin.attach?.(host);
   }
 
@@ -306,6 +310,10 @@ export class Agent {
   }
 
   async #buildRequest(step: number, notes: string[], signal: AbortSignal | undefined): Promise<Message[]> {
+    for (const plugin of this.plugins) {
+      const rewritten = await plugin.rewriteMemory?.(this.#turnContext(step, signal));
+      if (rewritten) this.#memory = cloneMessages(rewritten);
+    }
     const messages: Message[] = [];
     const system = [this.systemPrompt, ...this.plugins.map((p) => p.instructions?.())]
       .filter((part): part is string => typeof part === "string" && part.length > 0)

@@ -1,4 +1,4 @@
-import type { AgentEventInit } from "./events.js";
+import type { AgentEventInit, AgentEventListener } from "./events.js";
 import type { AssistantMessage, Message, ToolCall } from "./messages.js";
 import type { Tool, ToolResult } from "./tool.js";
 
@@ -8,13 +8,15 @@ import type { Tool, ToolResult } from "./tool.js";
  */
 export const PLUGIN_CONTRACT_VERSION = 1;
 
-/** What an agent hands a plugin when it is attached: its name and its event stream. */
+/** What an agent hands a plugin when it is attached: its name and its event stream, both ways. */
 export interface PluginHost {
   readonly agentName: string;
   emit(event: AgentEventInit): void;
+  /** See every event of the agent, other plugins' included; returns the unsubscribe function. */
+  on(listener: AgentEventListener): () => void;
 }
 
-interface TurnContext {
+export interface TurnContext {
   readonly agentName: string;
   /** 1-based number of the model call within the current run. */
   readonly step: number;
@@ -55,6 +57,12 @@ export interface Plugin {
   tools?(): Tool[];
   /** Text appended to the agent's system prompt (stable: it should not change between calls). */
   instructions?(): string | undefined;
+  /**
+   * Before each model call, may return a replacement for the agent's memory (context folding).
+   * Unlike beforeModel's messages, the replacement persists. Rewriting the middle of memory breaks
+   * a provider's prompt cache, so do it rarely and in batches.
+   */
+  rewriteMemory?(ctx: TurnContext): MaybePromise<Message[] | void>;
   /** Ephemeral messages appended at the tail of this one model request; never stored in memory. */
   beforeModel?(ctx: BeforeModelContext): MaybePromise<Message[] | void>;
   afterModel?(ctx: AfterModelContext): MaybePromise<void>;
