@@ -1,0 +1,48 @@
+// Everything the plan tool's models read. Prompts are code: plan-tool-prompts.test.ts checks what each must say.
+
+export const PLAN_TOOL_NAME = "plan";
+
+export const PLAN_TOOL_DESCRIPTION = [
+  "Break a complex, multi-step task into subtasks and carry them out one by one, each in a fresh helper",
+  "agent that has your working tools. A planner first explores with read-only tools, then writes the",
+  "subtasks. Returns every subtask's result in one text. Use it for work that needs several distinct",
+  "steps; for a question or a change you can finish in one or two tool calls, act directly instead.",
+].join(" ");
+
+export function plannerSystemPrompt(maxSubtasks: number): string {
+  return [
+    "You plan; you do not carry out the task. Look around with the read-only tools you have if that helps",
+    "you understand the task, but never try to create, change or delete anything.",
+    `Then split the task into 1 to ${maxSubtasks} subtasks, in the order they must happen. Each subtask is one`,
+    "short, concrete instruction that a helper can follow without seeing the others. When the task changes",
+    "something, make the last subtask check that the change works (run the tests, re-read the result).",
+    "",
+    'Your final reply is only this JSON object, without Markdown fences or any other text: {"subtasks": ["…", "…"]}',
+  ].join("\n");
+}
+
+export function planRetryNote(problem: string): string {
+  return `That reply could not be used as a plan. ${problem}\nReply again with only {"subtasks": ["…"]}.`;
+}
+
+export const SUBTASK_SYSTEM_PROMPT = [
+  "You are one helper in a team that carries out a plan. You are given the overall task, the whole plan,",
+  "what earlier helpers reported, and the one subtask that is yours. Do your subtask completely with the",
+  "tools you have, and nothing beyond it: later subtasks belong to other helpers. Do not make a new plan.",
+  "Finish with a short report of what you did and found, including any value a later subtask will need.",
+].join(" ");
+
+export function subtaskInput(task: string, subtasks: readonly string[], index: number, results: readonly string[]): string {
+  const plan = subtasks.map((s, i) => `${i + 1}. ${s}${i === index ? "   <- yours" : ""}`).join("\n");
+  const done = results.length === 0 ? "(none yet)" : results.map((r, i) => `Subtask ${i + 1}: ${r}`).join("\n");
+  return [
+    `Overall task: ${task}`,
+    `Plan:\n${plan}`,
+    `Results so far:\n${done}`,
+    `Your subtask (${index + 1} of ${subtasks.length}): ${subtasks[index] ?? ""}`,
+  ].join("\n\n");
+}
+
+export function planResultsText(results: readonly string[]): string {
+  return ["[Plan execution results]", ...results.map((r, i) => `Subtask ${i + 1}: ${r}`)].join("\n");
+}

@@ -1,0 +1,22 @@
+import type { PlannedStep, WorkflowKind } from "./workflow-trace.js";
+
+declare module "../../core/events.js" {
+  interface AgentEventMap {
+    /** A planner (or replanner) produced a plan; `fallback` when its output was unusable. */
+    "workflow-planned": { workflow: WorkflowKind; round: number; steps: PlannedStep[]; errors: string[]; fallback: boolean };
+    "workflow-step-start": { workflow: WorkflowKind; round: number; step: PlannedStep };
+    "workflow-step-end": {
+      workflow: WorkflowKind;
+      round: number;
+      stepId: string;
+      result: string;
+      isError: boolean;
+      durationMs: number;
+    };
+    /** Plan-and-execute folded old steps into a summary to keep its prompts within budget. */
+    "workflow-history-summarized": { workflow: WorkflowKind; foldedSteps: number; summaryTokens: number };
+    "workflow-finished": { workflow: WorkflowKind; answer: string; rounds: number; durationMs: number };
+  }
+}
+
+export {};

@@ -1,0 +1,47 @@
+/** Which orchestrated workflow produced a trace or an event. */
+export type WorkflowKind = "plan-tool" | "plan-and-execute" | "rewoo" | "llm-compiler";
+
+/** One step as planned: its id in the workflow's own notation ("1", "#E2"), what it does, what it waits for. */
+export type PlannedStep = { id: string; description: string; dependsOn: string[] };
+
+/** One planning (or replanning) round. `fallback` is true when the planner's output was unusable. */
+export type PlanRound = {
+  round: number;
+  steps: PlannedStep[];
+  /** Why parts of the planner's output were refused, as told to the model. */
+  errors: string[];
+  fallback: boolean;
+  durationMs: number;
+};
+
+/** One executed step with its result and timing. */
+export type StepRecord = {
+  id: string;
+  round: number;
+  description: string;
+  result: string;
+  isError: boolean;
+  /** Epoch milliseconds. */
+  startedAt: number;
+  durationMs: number;
+};
+
+/** Everything a workflow did, in order: the plans, each step's result and timings, the answer. */
+export type WorkflowTrace = {
+  workflow: WorkflowKind;
+  task: string;
+  plans: PlanRound[];
+  steps: StepRecord[];
+  answer: string;
+  startedAt: number;
+  durationMs: number;
+};
+
+export type WorkflowResult = { answer: string; trace: WorkflowTrace };
+
+export type WorkflowRunOptions = { signal?: AbortSignal };
+
+/** A plan-then-execute workflow: give it a task, get the answer and how it was reached. */
+export interface Workflow {
+  run(task: string, opts?: WorkflowRunOptions): Promise<WorkflowResult>;
+}
