@@ -1,0 +1,45 @@
+/** Why a model call failed, in terms a caller can act on. */
+export type ModelErrorKind =
+  | "rate-limit" // HTTP 429
+  | "server" // HTTP 5xx, or an overload reported inside a stream
+  | "timeout" // no answer within timeoutMs (or HTTP 408)
+  | "connection" // the connection failed or dropped
+  | "incomplete-stream" // the stream ended before the model finished
+  | "request" // any other HTTP error: bad request, authentication, unknown model, ...
+  | "unknown";
+
+export interface ModelErrorDetails {
+  provider: string;
+  model: string;
+  kind: ModelErrorKind;
+  status: number | undefined;
+  attempts: number;
+  retryable: boolean;
+}
+
+/**
+ * A model call that failed for good: retries are spent or the failure is not transient.
+ * Its message never contains an API key (see redact.ts), and it keeps no reference to the SDK
+ * error, whose fields could.
+ */
+export class ModelError extends Error implements ModelErrorDetails {
+  override readonly name = "ModelError";
+  readonly provider: string;
+  readonly model: string;
+  readonly kind: ModelErrorKind;
+  /** The HTTP status of the last attempt, when there was one. */
+  readonly status: number | undefined;
+  readonly attempts: number;
+  /** The last failure was transient: trying again later may succeed. */
+  readonly retryable: boolean;
+
+  constructor(message: string, details: ModelErrorDetails) {
+    super(message);
+    this.provider = details.provider;
+    this.model = details.model;
+    this.kind = details.kind;
+    this.status = details.status;
+    this.attempts = details.attempts;
+    this.retryable = details.retryable;
+  }
+}
