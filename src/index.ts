@@ -18,3 +18,15 @@ export type { ApprovalDecision, ApprovalDecisions, PendingCall, PendingTurn } fr
 export type { PermissionDecision, PermissionPolicy, PermissionRule } from "./core/permissions.js";
 export { scriptedModel } from "./models/scripted.js";
 export type { ScriptedTurn, ScriptedModel, ScriptedModelOptions } from "./models/scripted.js";
+export { todoList, TODO_STATE_VERSION } from "./planning/todos/todo-list.js";
+export type { TodoList, TodoListOptions } from "./planning/todos/todo-list.js";
+export type { Todo, TodoStatus } from "./planning/todos/todo.js";
+export { PlanNotebook } from "./planning/notebook/plan-notebook.js";
+export type { PlanNotebookOptions, PlanNotebookState, PlanChange, PlanChangeHook, SubTaskRevision } from "./planning/notebook/plan-notebook.js";
+export { Plan, SubTask, PLAN_STATES, SETTABLE_SUBTASK_STATES } from "./planning/notebook/plan.js";
+export type { PlanData, SubTaskData, PlanInput, SubTaskInput, PlanState, SettableSubTaskState } from "./planning/notebook/plan.js";
+export { defaultPlanToHint } from "./planning/notebook/hints.js";
+export type { PlanStorage } from "./planning/notebook/plan-storage.js";
+export { MemoryPlanStorage } from "./planning/notebook/memory-plan-storage.js";
+export { SqlitePlanStorage } from "./stores/sqlite-plan-storage.js";
+export type { SqlitePlanStorageOptions } from "./stores/sqlite-plan-storage.js";

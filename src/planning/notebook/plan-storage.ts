@@ -1,0 +1,20 @@
+import type { PlanData } from "./plan.js";
+
+/**
+ * Where a notebook keeps its plans: the current one and every archived one. The methods are
+ * synchronous because the plugin contract's saveState/loadState are; plans are small.
+ */
+export interface PlanStorage {
+  /**
+   * True when plans outlive the process (SQLite). The notebook then commits every change here as it
+   * happens and its saved state holds only the current plan's id, not a copy.
+   */
+  readonly persistent: boolean;
+  /** Inserts the plan, or replaces the stored plan with the same id. */
+  add(plan: PlanData): void;
+  get(id: string): PlanData | null;
+  /** Every stored plan, in the order each was first added. */
+  list(): PlanData[];
+  /** Returns whether a plan was deleted. */
+  delete(id: string): boolean;
+}

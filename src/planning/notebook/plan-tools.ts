@@ -1,0 +1,144 @@
+import { z } from "zod";
+import { defineTool, type Tool } from "../../core/tool.js";
+import { formatTimestamp } from "./plan-markdown.js";
+import type { PlanNotebook } from "./plan-notebook.js";
+import { SETTABLE_SUBTASK_STATES, type Plan } from "./plan.js";
+import { ARGUMENT_DESCRIPTIONS as ARG, DONE_NEEDS_FINISH_SUBTASK, TOOL_DESCRIPTIONS } from "./tool-descriptions.js";
+
+const subtaskIdx = z.number().int().describe(ARG.subtaskIdx);
+
+const newSubtask = z.object({
+  name: z.string().describe(ARG.subtaskName),
+  description: z.string().describe(ARG.subtaskDescription),
+  expected_outcome: z.string().describe(ARG.subtaskExpectedOutcome),
+});
+
+const subtaskRevision = z
+  .object({
+    name: z.string().optional().describe(ARG.subtaskName),
+    description: z.string().optional().describe(ARG.subtaskDescription),
+    expected_outcome: z.string().optional().describe(ARG.subtaskExpectedOutcome),
+  })
+  .describe(ARG.revision);
+
+const settableState = z
+  .enum(SETTABLE_SUBTASK_STATES, { error: (issue) => (issue.input === "done" ? DONE_NEEDS_FINISH_SUBTASK : undefined) })
+  .describe(ARG.subtaskState);
+
+/** The eight model-facing tools of a notebook; each one calls the notebook method of the same name. */
+export function createPlanTools(notebook: PlanNotebook): Tool[] {
+  return [
+    defineTool({
+      name: "create_plan",
+      description: TOOL_DESCRIPTIONS.create_plan,
+      parameters: z.object({
+        name: z.string().describe(ARG.planName),
+        description: z.string().describe(ARG.planDescription),
+        expected_outcome: z.string().describe(ARG.planExpectedOutcome),
+        subtasks: z.array(newSubtask).describe(ARG.subtasks),
+      }),
+      async execute(args) {
+        const previous = notebook.currentPlan;
+        const plan = await notebook.createPlan({
+          name: args.name,
+          description: args.description,
+          expectedOutcome: args.expected_outcome,
+          subtasks: args.subtasks.map((s) => ({ name: s.name, description: s.description, expectedOutcome: s.expected_outcome })),
+        });
+        const archived = previous ? ` The previous plan '${previous.name}' was archived as abandoned.` : "";
+        return `Plan '${plan.name}' is created with ${plan.subtasks.length} subtasks.${archived}`;
+      },
+    }),
+    defineTool({
+      name: "view_subtasks",
+      description: TOOL_DESCRIPTIONS.view_subtasks,
+      parameters: z.object({ subtask_idx: z.array(z.number().int()).describe(ARG.subtaskIndices) }),
+      readOnly: true,
+      execute: (args) => notebook.viewSubtasks(args.subtask_idx),
+    }),
+    defineTool({
+      name: "update_subtask_state",
+      description: TOOL_DESCRIPTIONS.update_subtask_state,
+      parameters: z.object({ subtask_idx: subtaskIdx, state: settableState }),
+      async execute(args) {
+        const before = notebook.currentPlan?.state;
+        const plan = await notebook.updateSubtaskState(args.subtask_idx, args.state);
+        const subtask = plan.subtasks[args.subtask_idx]!;
+        const planNote = plan.state !== before ? ` The plan is now '${plan.state}'.` : "";
+        return `Subtask ${args.subtask_idx} '${subtask.name}' is now '${subtask.state}'.${planNote}`;
+      },
+    }),
+    defineTool({
+      name: "finish_subtask",
+      description: TOOL_DESCRIPTIONS.finish_subtask,
+      parameters: z.object({ subtask_idx: subtaskIdx, subtask_outcome: z.string().describe(ARG.subtaskOutcome) }),
+      async execute(args) {
+        const plan = await notebook.finishSubtask(args.subtask_idx, args.subtask_outcome);
+        const done = `Subtask ${args.subtask_idx} '${plan.subtasks[args.subtask_idx]!.name}' is done.`;
+        const next = plan.subtasks.findIndex((s) => s.state === "in_progress");
+        if (next >= 0) return `${done} Subtask ${next} '${plan.subtasks[next]!.name}' is now in progress.`;
+        return `${done} Every subtask is done or abandoned: call 'finish_plan' with the plan's outcome, then answer the user.`;
+      },
+    }),
+    defineTool({
+      name: "revise_current_plan",
+      description: TOOL_DESCRIPTIONS.revise_current_plan,
+      parameters: z.object({
+        subtask_idx: subtaskIdx,
+        action: z.enum(["add", "revise", "delete"]).describe(ARG.action),
+        subtask: subtaskRevision.optional(),
+      }),
+      async execute(args) {
+        const revision = args.subtask && {
+          ...(args.subtask.name !== undefined ? { name: args.subtask.name } : {}),
+          ...(args.subtask.description !== undefined ? { description: args.subtask.description } : {}),
+          ...(args.subtask.expected_outcome !== undefined ? { expectedOutcome: args.subtask.expected_outcome } : {}),
+        };
+        const plan = await notebook.reviseCurrentPlan(args.subtask_idx, args.action, revision);
+        const verb = { add: "added", revise: "revised", delete: "deleted" }[args.action];
+        return `Subtask ${args.subtask_idx} is ${verb}. The plan now reads:\n${plan.toMarkdown()}`;
+      },
+    }),
+    defineTool({
+      name: "finish_plan",
+      description: TOOL_DESCRIPTIONS.finish_plan,
+      parameters: z.object({
+        state: z.enum(["done", "abandoned"]).describe(ARG.planState),
+        outcome: z.string().describe(ARG.planOutcome),
+      }),
+      async execute(args) {
+        const plan = await notebook.finishPlan(args.state, args.outcome);
+        return `Plan '${plan.name}' is finished as '${plan.state}' and archived. Now tell the user the outcome.`;
+      },
+    }),
+    defineTool({
+      name: "view_historical_plans",
+      description: TOOL_DESCRIPTIONS.view_historical_plans,
+      parameters: z.object({}),
+      readOnly: true,
+      execute() {
+        const plans = notebook.historicalPlans();
+        if (plans.length === 0) return "There are no archived plans.";
+        return plans.map(describeArchivedPlan).join("\n");
+      },
+    }),
+    defineTool({
+      name: "recover_historical_plan",
+      description: TOOL_DESCRIPTIONS.recover_historical_plan,
+      parameters: z.object({ plan_id: z.string().describe(ARG.planId) }),
+      async execute(args) {
+        const previous = notebook.currentPlan;
+        const plan = await notebook.recoverHistoricalPlan(args.plan_id);
+        const archived = previous ? ` The plan '${previous.name}' was archived.` : "";
+        return `Plan '${plan.name}' is the current plan again.${archived}`;
+      },
+    }),
+  ];
+}
+
+function describeArchivedPlan(plan: Plan): string {
+  return (
+    `- id: ${plan.id} | name: ${plan.name} | created at: ${formatTimestamp(plan.createdAt)} | state: ${plan.state}\n` +
+    `  description: ${plan.description}`
+  );
+}

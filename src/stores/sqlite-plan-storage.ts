@@ -1,0 +1,69 @@
+import type { PlanData } from "../planning/notebook/plan.js";
+import type { PlanStorage } from "../planning/notebook/plan-storage.js";
+import { openSqliteDatabase, type SqliteDatabase } from "./sqlite-database.js";
+
+export interface SqlitePlanStorageOptions {
+  /**
+   * Keeps several notebooks' plans apart in one file (for example one scope per agent or project).
+   * Notebooks with the same scope share their history.
+   */
+  scope?: string;
+}
+
+/**
+ * Plans in one SQLite file, each committed as it changes: a notebook backed by it survives a
+ * process restart. Give it a file path (it owns the connection) or an open database.
+ */
+export class SqlitePlanStorage implements PlanStorage {
+  readonly persistent = true;
+  readonly scope: string;
+  readonly #db: SqliteDatabase;
+  readonly #ownsDb: boolean;
+  readonly #upsert;
+  readonly #get;
+  readonly #list;
+  readonly #delete;
+
+  constructor(database: string | SqliteDatabase, opts: SqlitePlanStorageOptions = {}) {
+    this.#ownsDb = typeof database === "string";
+    this.#db = typeof database === "string" ? openSqliteDatabase(database) : database;
+    this.scope = opts.scope ?? "default";
+    this.#db.exec(`
+      CREATE TABLE IF NOT EXISTS stepwise_plans (
+        scope      TEXT NOT NULL,
+        id         TEXT NOT NULL,
+        data       TEXT NOT NULL,
+        PRIMARY KEY (scope, id)
+      )`);
+    this.#upsert = this.#db.prepare<[string, string, string]>(
+      `INSERT INTO stepwise_plans (scope, id, data) VALUES (?, ?, ?)
+       ON CONFLICT (scope, id) DO UPDATE SET data = excluded.data`,
+    );
+    this.#get = this.#db.prepare<[string, string], { data: string }>("SELECT data FROM stepwise_plans WHERE scope = ? AND id = ?");
+    // An upsert keeps the row's rowid, so rowid order is the order plans were first added.
+    this.#list = this.#db.prepare<[string], { data: string }>("SELECT data FROM stepwise_plans WHERE scope = ? ORDER BY rowid");
+    this.#delete = this.#db.prepare<[string, string]>("DELETE FROM stepwise_plans WHERE scope = ? AND id = ?");
+  }
+
+  add(plan: PlanData): void {
+    this.#upsert.run(this.scope, plan.id, JSON.stringify(plan));
+  }
+
+  get(id: string): PlanData | null {
+    const row = this.#get.get(this.scope, id);
+    return row ? (JSON.parse(row.data) as PlanData) : null;
+  }
+
+  list(): PlanData[] {
+    return this.#list.all(this.scope).map((row) => JSON.parse(row.data) as PlanData);
+  }
+
+  delete(id: string): boolean {
+    return this.#delete.run(this.scope, id).changes > 0;
+  }
+
+  /** Closes the file if this storage opened it. */
+  close(): void {
+    if (this.#ownsDb) this.#db.close();
+  }
+}
