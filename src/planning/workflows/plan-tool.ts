@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Agent } from "../../core/agent.js";
+import { Agent, type AgentOptions } from "../../core/agent.js";
 import type { AgentEventListener } from "../../core/events.js";
 import type { ChatModel } from "../../core/model.js";
 import { PluginHosts, type Plugin, type PluginHost } from "../../core/plugin.js";
@@ -14,6 +14,7 @@ import {
   SUBTASK_SYSTEM_PROMPT,
   subtaskInput,
 } from "./plan-tool-prompts.js";
+import { runSubAgent, type SubAgentOutcome } from "./sub-agent.js";
 import { listenerSink, WorkflowRecorder, type WorkflowEventSink } from "./workflow-recorder.js";
 import type { Workflow, WorkflowResult, WorkflowRunOptions } from "./workflow-trace.js";
 
@@ -118,26 +119,14 @@ export class PlanTool implements Plugin, Workflow {
     return { errors };
   }
 
-  async #execute(
-    task: string,
-    plan: string[],
-    index: number,
-    results: string[],
-    signal: AbortSignal | undefined,
-  ): Promise<{ text: string; isError: boolean }> {
-    const executor = new Agent({
+  #execute(task: string, plan: string[], index: number, results: string[], signal: AbortSignal | undefined): Promise<SubAgentOutcome> {
+    const agent: AgentOptions = {
       name: `subtask-${index + 1}`,
       model: this.#opts.executorModel ?? this.#opts.model,
       systemPrompt: SUBTASK_SYSTEM_PROMPT,
       tools: this.#executorTools,
       ...(this.#opts.executorMaxSteps ? { maxSteps: this.#opts.executorMaxSteps } : {}),
-    });
-    try {
-      const result = await executor.run(subtaskInput(task, plan, index, results), signal ? { signal } : {});
-      if (result.stopReason === "final") return { text: result.text, isError: false };
-      return { text: `Stopped (${result.stopReason}) before finishing. Last words: ${result.text || "(none)"}`, isError: true };
-    } catch (error) {
-      return { text: error instanceof Error ? error.message : String(error), isError: true };
-    }
+    };
+    return runSubAgent(agent, subtaskInput(task, plan, index, results), signal);
   }
 }
