@@ -1,0 +1,119 @@
+import { PluginHosts, type Plugin, type PluginHost } from "../../core/plugin.js";
+import type { Tool } from "../../core/tool.js";
+import { MemoryTaskStore } from "./memory-task-store.js";
+import type { TaskStore, TaskStoreState } from "./task-store.js";
+import { taskBoardTools } from "./task-tools.js";
+import { TaskRuleError, type Task, type TaskBoardChange, type TaskChange, type TaskDraft, type TaskImport } from "./task.js";
+
+declare module "../../core/events.js" {
+  interface AgentEventMap {
+    /** A task board changed through this agent's board: which board, what happened, which tasks. */
+    "tasks-updated": TaskBoardChange;
+  }
+}
+
+export const TASK_BOARD_STATE_VERSION = 1;
+
+export type TaskBoardState = { version: number; board: TaskStoreState };
+
+export type TaskBoardOptions = {
+  /** Where the tasks live; an in-memory board by default. */
+  store?: TaskStore;
+  /** Who this board acts for: the owner set when a task is started or claimed without one. */
+  agentName?: string;
+};
+
+/**
+ * The task board plugin: TaskCreate, TaskGet, TaskList and TaskUpdate for the model, and the same
+ * operations for code outside the model loop (seed, import, reset, read), keeping edges consistent
+ * either way. Each change emits `tasks-updated` to every agent the board is attached to.
+ */
+export class TaskBoard implements Plugin {
+  readonly name = "task-board";
+  readonly store: TaskStore;
+  readonly agentName: string | undefined;
+  readonly #hosts = new PluginHosts();
+
+  constructor(opts: TaskBoardOptions = {}) {
+    this.store = opts.store ?? new MemoryTaskStore();
+    this.agentName = opts.agentName;
+  }
+
+  tools(): Tool[] {
+    return taskBoardTools(this);
+  }
+
+  attach(host: PluginHost): void {
+    this.#hosts.add(host);
+  }
+
+  list(): Promise<Task[]> {
+    return this.store.list();
+  }
+
+  get(id: string): Promise<Task | undefined> {
+    return this.store.get(id);
+  }
+
+  async create(draft: TaskDraft): Promise<Task> {
+    const task = await this.store.create(draft);
+    this.#announce("created", [task.id]);
+    return task;
+  }
+
+  async update(id: string, change: TaskChange): Promise<Task> {
+    const task = await this.store.update(id, change);
+    this.#announce("updated", [id, ...(change.addBlocks ?? []), ...(change.addBlockedBy ?? [])]);
+    return task;
+  }
+
+  /** Deletes a task and every edge naming it. */
+  async remove(id: string): Promise<void> {
+    await this.store.remove(id);
+    this.#announce("deleted", [id]);
+  }
+
+  /** Atomically takes the lowest-numbered free task for `owner` (this board's agent by default). */
+  async claimNext(owner: string | undefined = this.agentName): Promise<Task | undefined> {
+    if (!owner) throw new TaskRuleError("claimNext needs an owner: pass one, or give the TaskBoard an agentName.");
+    const task = await this.store.claimNext(owner);
+    if (task) this.#announce("claimed", [task.id]);
+    return task;
+  }
+
+  /** Replaces the board with `tasks` (seeding or importing); edges given on either side are written on both. */
+  async import(tasks: readonly TaskImport[]): Promise<void> {
+    await this.store.replaceAll(tasks);
+    this.#announce("replaced", []);
+  }
+
+  /** Empties the board. Ids of removed tasks are still never reused. */
+  reset(): Promise<void> {
+    return this.import([]);
+  }
+
+  saveState(): TaskBoardState {
+    return { version: TASK_BOARD_STATE_VERSION, board: this.store.saveState() };
+  }
+
+  loadState(state: unknown): void {
+    if (!isTaskBoardState(state)) throw new Error("TaskBoard.loadState expects what TaskBoard.saveState() returned: { version, board }.");
+    if (state.version > TASK_BOARD_STATE_VERSION) {
+      throw new Error(`This task board state has version ${state.version}; this Stepwise reads up to ${TASK_BOARD_STATE_VERSION}.`);
+    }
+    this.store.loadState(state.board);
+    this.#announce("replaced", []);
+  }
+
+  #announce(action: TaskBoardChange["action"], taskIds: string[]): void {
+    this.#hosts.emit({ type: "tasks-updated", boardId: this.store.boardId, action, taskIds: [...new Set(taskIds)] });
+  }
+}
+
+function isTaskBoardState(value: unknown): value is TaskBoardState {
+  if (typeof value !== "object" || value === null) return false;
+  const { version, board } = value as Record<string, unknown>;
+  if (typeof version !== "number" || typeof board !== "object" || board === null) return false;
+  const kind = (board as Record<string, unknown>)["kind"];
+  return kind === "snapshot" ? Array.isArray((board as Record<string, unknown>)["tasks"]) : kind === "reference";
+}

@@ -1,0 +1,186 @@
+import { compareTaskIds, isTaskId, TASK_STATES, TaskRuleError, type Task, type TaskChange, type TaskImport, type TaskState } from "./task.js";
+
+/** The dependency graph as the edge rules need it: every task id, mapped to the ids it waits on. */
+export type BlockerGraph = ReadonlyMap<string, readonly string[]>;
+
+/** A new edge: `blocked` cannot start until `blocker` is completed. */
+export type Edge = { blocker: string; blocked: string };
+
+export function blockerGraph(tasks: Iterable<Task>): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const task of tasks) graph.set(task.id, task.blockedBy);
+  return graph;
+}
+
+export function unknownTaskError(id: string, known: Iterable<string>): TaskRuleError {
+  const ids = [...known].sort(compareTaskIds);
+  const listed = ids.length === 0 ? "the board is empty" : `existing ids: ${summarizeIds(ids)}`;
+  return new TaskRuleError(`Task "${id}" does not exist (${listed}). Call TaskList to see the tasks.`);
+}
+
+function summarizeIds(ids: readonly string[]): string {
+  return ids.length <= 20 ? ids.join(", ") : `${ids.slice(0, 20).join(", ")}, … (${ids.length} in all)`;
+}
+
+/**
+ * Checks the edges a change would add to `taskId` and returns the ones not already present.
+ * Refuses a self-edge, an edge to an unknown id, and an edge that would close a cycle, naming the ids.
+ */
+export function newEdges(graph: BlockerGraph, taskId: string, change: Pick<TaskChange, "addBlocks" | "addBlockedBy">): Edge[] {
+  if (!graph.has(taskId)) throw unknownTaskError(taskId, graph.keys());
+  const wanted: Edge[] = [
+    ...(change.addBlockedBy ?? []).map((blocker) => ({ blocker, blocked: taskId })),
+    ...(change.addBlocks ?? []).map((blocked) => ({ blocker: taskId, blocked })),
+  ];
+  const added = new Map<string, string[]>();
+  const blockersOf = (id: string) => [...(graph.get(id) ?? []), ...(added.get(id) ?? [])];
+  const result: Edge[] = [];
+  for (const edge of wanted) {
+    const other = edge.blocker === taskId ? edge.blocked : edge.blocker;
+    if (other === taskId) throw new TaskRuleError(`Task ${taskId} cannot block or wait on itself; name a different task id.`);
+    if (!graph.has(other)) throw unknownTaskError(other, graph.keys());
+    if (blockersOf(edge.blocked).includes(edge.blocker)) continue;
+    const path = waitPath(blockersOf, edge.blocker, edge.blocked);
+    if (path) {
+      throw new TaskRuleError(
+        `Refused: making task ${edge.blocked} wait on task ${edge.blocker} would close a cycle ` +
+          `(${[edge.blocked, ...path].join(" waits on ")}). Dependencies must not loop; drop one of these edges.`,
+      );
+    }
+    added.set(edge.blocked, [...(added.get(edge.blocked) ?? []), edge.blocker]);
+    result.push(edge);
+  }
+  return result;
+}
+
+/** The chain from `from` through blockers to `to`, if `from` already (transitively) waits on `to`. */
+function waitPath(blockersOf: (id: string) => readonly string[], from: string, to: string): string[] | undefined {
+  const cameFrom = new Map<string, string | null>([[from, null]]);
+  const queue = [from];
+  while (queue.length > 0) {
+    const id = queue.shift() as string;
+    if (id === to) {
+      const path: string[] = [];
+      for (let at: string | null | undefined = id; at; at = cameFrom.get(at)) path.unshift(at);
+      return path;
+    }
+    for (const blocker of blockersOf(id)) {
+      if (cameFrom.has(blocker)) continue;
+      cameFrom.set(blocker, id);
+      queue.push(blocker);
+    }
+  }
+  return undefined;
+}
+
+/** Merges a metadata patch: a null value deletes its key. */
+export function mergeMetadata(current: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
+  const merged = { ...current };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete merged[key];
+    else merged[key] = value;
+  }
+  return merged;
+}
+
+/**
+ * Applies a change to `tasks[id]` and to both ends of each new edge. `tasks` must hold the task and
+ * every task named by the edges; `graph` is the whole board's graph for the cycle check.
+ * Returns the ids of the tasks that changed, so a store writes back exactly those.
+ */
+export function applyChange(tasks: Map<string, Task>, graph: BlockerGraph, id: string, change: TaskChange): string[] {
+  const task = tasks.get(id);
+  if (!task) throw unknownTaskError(id, graph.keys());
+  const edges = newEdges(graph, id, change);
+  if (change.subject !== undefined) task.subject = change.subject;
+  if (change.description !== undefined) task.description = change.description;
+  if (change.state !== undefined) task.state = change.state;
+  if (change.owner !== undefined) task.owner = change.owner;
+  if (change.metadata !== undefined) task.metadata = mergeMetadata(task.metadata, change.metadata);
+  const changed = new Set([id]);
+  for (const { blocker, blocked } of edges) {
+    const from = tasks.get(blocker);
+    const to = tasks.get(blocked);
+    if (!from || !to) throw new Error(`applyChange needs tasks ${blocker} and ${blocked} loaded.`);
+    from.blocks = sortIds([...from.blocks, blocked]);
+    to.blockedBy = sortIds([...to.blockedBy, blocker]);
+    changed.add(blocker).add(blocked);
+  }
+  return [...changed];
+}
+
+/** Removes `tasks[id]` and every edge naming it; `tasks` must hold its neighbours. Returns the neighbours changed. */
+export function removeTask(tasks: Map<string, Task>, id: string): string[] {
+  const task = tasks.get(id);
+  if (!task) throw unknownTaskError(id, tasks.keys());
+  tasks.delete(id);
+  const neighbours = new Set([...task.blocks, ...task.blockedBy]);
+  for (const neighbourId of neighbours) {
+    const neighbour = tasks.get(neighbourId);
+    if (!neighbour) continue;
+    neighbour.blocks = neighbour.blocks.filter((other) => other !== id);
+    neighbour.blockedBy = neighbour.blockedBy.filter((other) => other !== id);
+  }
+  return [...neighbours].filter((neighbourId) => tasks.has(neighbourId));
+}
+
+/** The blockers of `task` that are not completed yet (a missing blocker counts as resolved). */
+export function openBlockers(task: Task, stateOf: (id: string) => TaskState | undefined): string[] {
+  return task.blockedBy.filter((id) => {
+    const state = stateOf(id);
+    return state !== undefined && state !== "completed";
+  });
+}
+
+/** The task `owner` should claim next: the lowest-numbered pending, unblocked task that is unowned or already theirs. */
+export function nextClaimable(tasks: ReadonlyMap<string, Task>, owner: string): Task | undefined {
+  const stateOf = (id: string) => tasks.get(id)?.state;
+  let best: Task | undefined;
+  for (const task of tasks.values()) {
+    if (task.state !== "pending" || (task.owner !== null && task.owner !== owner)) continue;
+    if (openBlockers(task, stateOf).length > 0) continue;
+    if (!best || compareTaskIds(task.id, best.id) < 0) best = task;
+  }
+  return best;
+}
+
+/** The id the next created task gets: never below `floor`, and above every id in use. */
+export function nextFreeId(tasks: Iterable<Task>, floor: number): number {
+  let next = floor;
+  for (const task of tasks) next = Math.max(next, Number(task.id) + 1);
+  return next;
+}
+
+export function sortIds(ids: Iterable<string>): string[] {
+  return [...new Set(ids)].sort(compareTaskIds);
+}
+
+/**
+ * Turns imported tasks into a consistent board: numeric unique ids, known states, edges written
+ * both ways, no self-edges, no unknown ids, no cycles. Throws TaskRuleError naming what is wrong.
+ */
+export function normalizeImport(imported: readonly TaskImport[], now: string): Task[] {
+  const tasks = new Map<string, Task>();
+  for (const item of imported) {
+    if (!isTaskId(item.id)) throw new TaskRuleError(`Imported task id "${item.id}" is not a positive whole number ("1", "2", …).`);
+    if (tasks.has(item.id)) throw new TaskRuleError(`Imported task id "${item.id}" appears twice.`);
+    const state = item.state ?? "pending";
+    if (!TASK_STATES.includes(state)) throw new TaskRuleError(`Imported task ${item.id} has unknown state "${String(state)}".`);
+    tasks.set(item.id, {
+      id: item.id,
+      subject: item.subject,
+      description: item.description ?? "",
+      state,
+      owner: item.owner ?? null,
+      blocks: [],
+      blockedBy: [],
+      metadata: structuredClone(item.metadata ?? {}),
+      createdAt: item.createdAt ?? now,
+    });
+  }
+  for (const item of imported) {
+    const graph = blockerGraph(tasks.values());
+    applyChange(tasks, graph, item.id, { addBlocks: item.blocks ?? [], addBlockedBy: item.blockedBy ?? [] });
+  }
+  return [...tasks.values()].sort((a, b) => compareTaskIds(a.id, b.id));
+}

@@ -1,0 +1,40 @@
+import type { Task, TaskChange, TaskDraft, TaskImport } from "./task.js";
+
+/**
+ * What a task board's saved agent state holds: the tasks themselves for a store that lives only in
+ * memory, or a reference to the board for a store that commits every change as it happens.
+ */
+export type TaskStoreState =
+  | { kind: "snapshot"; nextId: number; tasks: Task[] }
+  | { kind: "reference"; store: string; boardId: string };
+
+/**
+ * Where a task board keeps its tasks. Every method that changes the board is one atomic step, so
+ * several agents (and, for shared stores, several processes) can use one board at once: a change
+ * is either fully applied, both directions of its edges included, or not at all.
+ * Rule violations (unknown id, self-edge, cycle) reject with a TaskRuleError.
+ */
+export interface TaskStore {
+  readonly boardId: string;
+  /** Every task, in id order. */
+  list(): Promise<Task[]>;
+  get(id: string): Promise<Task | undefined>;
+  /** Appends a pending task with the next id; ids are never reused, even after deletes or a reset. */
+  create(draft: TaskDraft): Promise<Task>;
+  /** Applies `change` to one task (and the other end of each new edge); returns the task after it. */
+  update(id: string, change: TaskChange): Promise<Task>;
+  /** Deletes a task and every edge that names it. */
+  remove(id: string): Promise<void>;
+  /**
+   * Atomically claims the lowest-numbered pending task whose blockers are all completed and that is
+   * unowned or already owned by `owner`: sets it in_progress and owned by `owner`. No task is ever
+   * claimed twice, however many claimers race.
+   */
+  claimNext(owner: string): Promise<Task | undefined>;
+  /** Replaces every task at once (seed, import, reset); edges are completed in both directions. */
+  replaceAll(tasks: readonly TaskImport[]): Promise<void>;
+  /** Synchronous, plain JSON: what the owning plugin puts in the agent's saved state. */
+  saveState(): TaskStoreState;
+  loadState(state: TaskStoreState): void;
+  close(): Promise<void>;
+}

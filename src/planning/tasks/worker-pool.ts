@@ -1,0 +1,85 @@
+import type { TaskBoard } from "./task-board.js";
+import { nextClaimable } from "./task-graph.js";
+import type { Task } from "./task.js";
+
+/** Does one claimed task; may return metadata to merge into the task as it is completed. */
+export type TaskWorker = (task: Task, ctx: { worker: string; signal: AbortSignal }) => Promise<Record<string, unknown> | void>;
+
+export type WorkerPoolOptions = {
+  board: TaskBoard;
+  /** How many workers, or their names (a worker's name is the owner of the tasks it claims). */
+  workers: number | string[];
+  work: TaskWorker;
+  /** How long an idle worker waits before looking again while other tasks are in progress. */
+  idleWaitMs?: number;
+  signal?: AbortSignal;
+};
+
+export type WorkerPoolReport = { completed: number; byWorker: Record<string, string[]> };
+
+/**
+ * Drains a board with several workers at once. Each worker atomically claims the lowest-numbered
+ * free task, works on it and completes it, so dependencies are respected and no task runs twice;
+ * with a shared store, pools in many processes can drain one board together. A worker stops when
+ * nothing is claimable and nothing is in progress that could free more. If a task's work fails,
+ * that task goes back to pending, the other workers stop after their current task, and the pool
+ * rejects with the error.
+ */
+export async function runWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPoolReport> {
+  const names = typeof opts.workers === "number" ? Array.from({ length: opts.workers }, (_, i) => `worker-${i + 1}`) : opts.workers;
+  if (names.length === 0 || new Set(names).size !== names.length) throw new Error("runWorkerPool needs at least one worker, each with a distinct name.");
+  const stop = new AbortController();
+  const onAbort = () => stop.abort(opts.signal?.reason);
+  opts.signal?.addEventListener("abort", onAbort, { once: true });
+  const byWorker: Record<string, string[]> = Object.fromEntries(names.map((name) => [name, []]));
+  const idleWaitMs = opts.idleWaitMs ?? 25;
+
+  async function drain(worker: string): Promise<void> {
+    while (!stop.signal.aborted) {
+      const task = await opts.board.claimNext(worker);
+      if (!task) {
+        if (await finished(opts.board, worker)) return;
+        await sleep(idleWaitMs, stop.signal);
+        continue;
+      }
+      let result: Record<string, unknown> | void;
+      try {
+        result = await opts.work(task, { worker, signal: stop.signal });
+      } catch (error) {
+        stop.abort(error);
+        await opts.board.update(task.id, { state: "pending", owner: null });
+        throw error;
+      }
+      await opts.board.update(task.id, { state: "completed", ...(result ? { metadata: result } : {}) });
+      byWorker[worker]?.push(task.id);
+    }
+  }
+
+  try {
+    const outcomes = await Promise.allSettled(names.map(drain));
+    const failure = outcomes.find((outcome) => outcome.status === "rejected");
+    if (failure) throw failure.reason;
+  } finally {
+    opts.signal?.removeEventListener("abort", onAbort);
+  }
+  return { completed: Object.values(byWorker).reduce((sum, ids) => sum + ids.length, 0), byWorker };
+}
+
+/** True when one consistent read of the board shows nothing in progress and nothing `worker` could claim. */
+async function finished(board: TaskBoard, worker: string): Promise<boolean> {
+  const tasks = await board.list();
+  if (tasks.some((task) => task.state === "in_progress")) return false;
+  return nextClaimable(new Map(tasks.map((task) => [task.id, task])), worker) === undefined;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+  });
+}

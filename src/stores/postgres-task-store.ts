@@ -1,0 +1,351 @@
+import pg from "pg";
+import { applyChange, blockerGraph, normalizeImport, removeTask, unknownTaskError } from "../planning/tasks/task-graph.js";
+import type { TaskStore, TaskStoreState } from "../planning/tasks/task-store.js";
+import { isTaskId, TaskRuleError, type Task, type TaskBoardChange, type TaskChange, type TaskDraft, type TaskImport, type TaskState } from "../planning/tasks/task.js";
+
+type TaskRow = {
+  id: string;
+  subject: string;
+  description: string;
+  state: string;
+  owner: string | null;
+  blocks: string[];
+  blocked_by: string[];
+  metadata: Record<string, unknown>;
+  created_at: string;
+};
+
+export type PostgresTaskStoreOptions = {
+  /** Which board of the shared database; letters, digits, "_", "-", ".", ":" (at most 48). */
+  boardId: string;
+  /** A pool to share with the rest of the application; otherwise one is made from `connectionString` (or the PG* variables). */
+  pool?: pg.Pool;
+  connectionString?: string;
+};
+
+const BOARD_ID = /^[A-Za-z0-9_.:-]{1,48}$/;
+// Serializes table creation when many processes start on a fresh database at once.
+const SCHEMA_LOCK = 7_311_004;
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS stepwise_task_boards (
+    board_id text PRIMARY KEY,
+    next_id bigint NOT NULL
+  );
+  CREATE TABLE IF NOT EXISTS stepwise_tasks (
+    board_id text NOT NULL REFERENCES stepwise_task_boards (board_id) ON DELETE CASCADE,
+    id bigint NOT NULL,
+    subject text NOT NULL,
+    description text NOT NULL,
+    state text NOT NULL CHECK (state IN ('pending', 'in_progress', 'completed')),
+    owner text,
+    blocks bigint[] NOT NULL DEFAULT '{}',
+    blocked_by bigint[] NOT NULL DEFAULT '{}',
+    metadata jsonb NOT NULL DEFAULT '{}',
+    created_at text NOT NULL,
+    PRIMARY KEY (board_id, id)
+  );
+  CREATE INDEX IF NOT EXISTS stepwise_tasks_pending ON stepwise_tasks (board_id, id) WHERE state = 'pending';
+`;
+
+const COLUMNS = "id, subject, description, state, owner, blocks, blocked_by, metadata, created_at";
+
+// One statement, so one atomic step: lock the lowest free row (skipping rows another claimer holds),
+// take it, and announce it on commit.
+const CLAIM = `
+  WITH picked AS (
+    SELECT t.id FROM stepwise_tasks t
+    WHERE t.board_id = $1 AND t.state = 'pending' AND (t.owner IS NULL OR t.owner = $2)
+      AND NOT EXISTS (
+        SELECT 1 FROM stepwise_tasks b
+        WHERE b.board_id = t.board_id AND b.id = ANY (t.blocked_by) AND b.state <> 'completed')
+    ORDER BY t.id
+    LIMIT 1
+    FOR UPDATE OF t SKIP LOCKED
+  ), claimed AS (
+    UPDATE stepwise_tasks t SET state = 'in_progress', owner = $2
+    FROM picked WHERE t.board_id = $1 AND t.id = picked.id
+    RETURNING t.${COLUMNS.split(", ").join(", t.")}
+  )
+  SELECT claimed.*, pg_notify($3, json_build_object('boardId', $1::text, 'action', 'claimed',
+    'taskIds', json_build_array(claimed.id::text))::text) AS notified
+  FROM claimed`;
+
+/**
+ * One task board shared through PostgreSQL by agents in many processes and machines. Many boards
+ * share one schema, keyed by board id; tables are created if missing. Each change is one
+ * transaction, claims use FOR UPDATE SKIP LOCKED, and every change is announced with NOTIFY on the
+ * board's channel (see `subscribe`).
+ */
+export class PostgresTaskStore implements TaskStore {
+  readonly boardId: string;
+  /** The LISTEN/NOTIFY channel that announces this board's changes. */
+  readonly channel: string;
+  readonly #pool: pg.Pool;
+  readonly #ownsPool: boolean;
+  #ready: Promise<void> | undefined;
+
+  constructor(opts: PostgresTaskStoreOptions) {
+    if (!BOARD_ID.test(opts.boardId)) {
+      throw new Error(`Board id "${opts.boardId}" is not accepted: use 1-48 letters, digits, "_", "-", "." or ":".`);
+    }
+    this.boardId = opts.boardId;
+    this.channel = `stepwise_tasks:${opts.boardId}`;
+    this.#pool = opts.pool ?? new pg.Pool(opts.connectionString ? { connectionString: opts.connectionString } : {});
+    this.#ownsPool = !opts.pool;
+  }
+
+  async list(): Promise<Task[]> {
+    await this.#init();
+    const { rows } = await this.#pool.query<TaskRow>(`SELECT ${COLUMNS} FROM stepwise_tasks WHERE board_id = $1 ORDER BY id`, [this.boardId]);
+    return rows.map(fromRow);
+  }
+
+  async get(id: string): Promise<Task | undefined> {
+    if (!isTaskId(id)) return undefined;
+    await this.#init();
+    const { rows } = await this.#pool.query<TaskRow>(`SELECT ${COLUMNS} FROM stepwise_tasks WHERE board_id = $1 AND id = $2`, [this.boardId, id]);
+    return rows[0] && fromRow(rows[0]);
+  }
+
+  async create(draft: TaskDraft): Promise<Task> {
+    return this.#transaction(async (client) => {
+      const { rows } = await client.query<{ id: string }>(
+        "UPDATE stepwise_task_boards SET next_id = next_id + 1 WHERE board_id = $1 RETURNING (next_id - 1)::text AS id",
+        [this.boardId],
+      );
+      const task: Task = {
+        id: (rows[0] as { id: string }).id,
+        subject: draft.subject,
+        description: draft.description,
+        state: "pending",
+        owner: null,
+        blocks: [],
+        blockedBy: [],
+        metadata: structuredClone(draft.metadata ?? {}),
+        createdAt: new Date().toISOString(),
+      };
+      await insertTasks(client, this.boardId, [task]);
+      await this.#notify(client, "created", [task.id]);
+      return task;
+    });
+  }
+
+  async update(id: string, change: TaskChange): Promise<Task> {
+    const named = [...(change.addBlocks ?? []), ...(change.addBlockedBy ?? [])];
+    return this.#transaction(async (client) => {
+      // Edge changes take the board lock so two of them can never close a cycle together.
+      if (named.length > 0) await this.#lockBoard(client);
+      const tasks = await this.#lockTasks(client, [id, ...named]);
+      if (!tasks.has(id)) throw unknownTaskError(id, await this.#ids(client));
+      const graph = named.length > 0 ? await this.#graph(client) : blockerGraph(tasks.values());
+      const changed = applyChange(tasks, graph, id, change);
+      for (const changedId of changed) await saveTask(client, this.boardId, tasks.get(changedId) as Task);
+      await this.#notify(client, "updated", changed);
+      return tasks.get(id) as Task;
+    });
+  }
+
+  async remove(id: string): Promise<void> {
+    await this.#transaction(async (client) => {
+      await this.#lockBoard(client);
+      const target = (await this.#lockTasks(client, [id])).get(id);
+      if (!target) throw unknownTaskError(id, await this.#ids(client));
+      const tasks = await this.#lockTasks(client, [id, ...target.blocks, ...target.blockedBy]);
+      const neighbours = removeTask(tasks, id);
+      await client.query("DELETE FROM stepwise_tasks WHERE board_id = $1 AND id = $2", [this.boardId, id]);
+      for (const neighbour of neighbours) await saveTask(client, this.boardId, tasks.get(neighbour) as Task);
+      await this.#notify(client, "deleted", [id, ...neighbours]);
+    });
+  }
+
+  async claimNext(owner: string): Promise<Task | undefined> {
+    await this.#init();
+    const { rows } = await this.#pool.query<TaskRow>(CLAIM, [this.boardId, owner, this.channel]);
+    return rows[0] && fromRow(rows[0]);
+  }
+
+  async replaceAll(tasks: readonly TaskImport[]): Promise<void> {
+    await this.#replace(normalizeImport(tasks, new Date().toISOString()), 1);
+  }
+
+  saveState(): TaskStoreState {
+    return { kind: "reference", store: "postgres", boardId: this.boardId };
+  }
+
+  /** A saved reference must name this board (the tasks themselves live in the database). */
+  loadState(state: TaskStoreState): void {
+    if (state.kind === "snapshot") {
+      throw new TaskRuleError("This saved board holds its tasks (a memory board); import them with TaskBoard.import instead.");
+    }
+    if (state.boardId !== this.boardId) {
+      throw new TaskRuleError(`This saved board refers to board "${state.boardId}", but this store is open on board "${this.boardId}".`);
+    }
+  }
+
+  /**
+   * Calls `listener` with every change to this board made by any process, as PostgreSQL delivers
+   * them (after commit). Holds one connection until the returned function is called.
+   */
+  async subscribe(listener: (change: TaskBoardChange) => void): Promise<() => Promise<void>> {
+    await this.#init();
+    const client = await this.#pool.connect();
+    const onNotification = (message: pg.Notification) => {
+      if (message.channel !== this.channel || !message.payload) return;
+      listener(JSON.parse(message.payload) as TaskBoardChange);
+    };
+    client.on("notification", onNotification);
+    await client.query(`LISTEN ${client.escapeIdentifier(this.channel)}`);
+    return async () => {
+      client.off("notification", onNotification);
+      try {
+        await client.query(`UNLISTEN ${client.escapeIdentifier(this.channel)}`);
+      } finally {
+        client.release();
+      }
+    };
+  }
+
+  /** Deletes this board and all its tasks from the database. */
+  async deleteBoard(): Promise<void> {
+    await this.#init();
+    await this.#pool.query("DELETE FROM stepwise_task_boards WHERE board_id = $1", [this.boardId]);
+    this.#ready = undefined;
+  }
+
+  async close(): Promise<void> {
+    if (this.#ownsPool) await this.#pool.end();
+  }
+
+  #init(): Promise<void> {
+    this.#ready ??= this.#createSchema().catch((error: unknown) => {
+      this.#ready = undefined;
+      throw error;
+    });
+    return this.#ready;
+  }
+
+  async #createSchema(): Promise<void> {
+    const client = await this.#pool.connect();
+    try {
+      await client.query("BEGIN");
+      await client.query("SELECT pg_advisory_xact_lock($1)", [SCHEMA_LOCK]);
+      await client.query(SCHEMA);
+      await client.query("INSERT INTO stepwise_task_boards (board_id, next_id) VALUES ($1, 1) ON CONFLICT DO NOTHING", [this.boardId]);
+      await client.query("COMMIT");
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  async #transaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    await this.#init();
+    const client = await this.#pool.connect();
+    try {
+      await client.query("BEGIN");
+      const result = await fn(client);
+      await client.query("COMMIT");
+      return result;
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  async #replace(tasks: Task[], floor: number): Promise<void> {
+    await this.#transaction(async (client) => {
+      await this.#lockBoard(client);
+      await client.query("DELETE FROM stepwise_tasks WHERE board_id = $1", [this.boardId]);
+      await insertTasks(client, this.boardId, tasks);
+      const highest = tasks.reduce((max, task) => Math.max(max, Number(task.id)), 0);
+      await client.query("UPDATE stepwise_task_boards SET next_id = GREATEST(next_id, $2, $3) WHERE board_id = $1", [
+        this.boardId,
+        floor,
+        highest + 1,
+      ]);
+      await this.#notify(client, "replaced", []);
+    });
+  }
+
+  async #lockBoard(client: pg.PoolClient): Promise<void> {
+    await client.query("SELECT 1 FROM stepwise_task_boards WHERE board_id = $1 FOR UPDATE", [this.boardId]);
+  }
+
+  /** Locks the named tasks that exist, in id order so two transactions never deadlock. */
+  async #lockTasks(client: pg.PoolClient, ids: readonly string[]): Promise<Map<string, Task>> {
+    const { rows } = await client.query<TaskRow>(
+      `SELECT ${COLUMNS} FROM stepwise_tasks WHERE board_id = $1 AND id = ANY ($2::bigint[]) ORDER BY id FOR UPDATE`,
+      [this.boardId, [...new Set(ids.filter(isTaskId))]],
+    );
+    return new Map(rows.map((row) => [row.id, fromRow(row)]));
+  }
+
+  async #graph(client: pg.PoolClient): Promise<Map<string, string[]>> {
+    const { rows } = await client.query<{ id: string; blocked_by: string[] }>(
+      "SELECT id, blocked_by FROM stepwise_tasks WHERE board_id = $1",
+      [this.boardId],
+    );
+    return new Map(rows.map((row) => [row.id, row.blocked_by]));
+  }
+
+  async #ids(client: pg.PoolClient): Promise<string[]> {
+    const { rows } = await client.query<{ id: string }>("SELECT id FROM stepwise_tasks WHERE board_id = $1", [this.boardId]);
+    return rows.map((row) => row.id);
+  }
+
+  async #notify(client: pg.PoolClient, action: TaskBoardChange["action"], taskIds: string[]): Promise<void> {
+    const change: TaskBoardChange = { boardId: this.boardId, action, taskIds };
+    await client.query("SELECT pg_notify($1, $2)", [this.channel, JSON.stringify(change)]);
+  }
+}
+
+async function insertTasks(client: pg.PoolClient, boardId: string, tasks: readonly Task[]): Promise<void> {
+  if (tasks.length === 0) return;
+  await client.query(
+    `INSERT INTO stepwise_tasks (board_id, ${COLUMNS})
+     SELECT $1, r.id, r.subject, r.description, r.state, r.owner, r.blocks, r.blocked_by, r.metadata, r.created_at
+     FROM jsonb_to_recordset($2::jsonb) AS r (id bigint, subject text, description text, state text, owner text,
+       blocks bigint[], blocked_by bigint[], metadata jsonb, created_at text)`,
+    [boardId, JSON.stringify(tasks.map(toRecord))],
+  );
+}
+
+async function saveTask(client: pg.PoolClient, boardId: string, task: Task): Promise<void> {
+  await client.query(
+    `UPDATE stepwise_tasks SET subject = $3, description = $4, state = $5, owner = $6, blocks = $7, blocked_by = $8, metadata = $9
+     WHERE board_id = $1 AND id = $2`,
+    [boardId, task.id, task.subject, task.description, task.state, task.owner, task.blocks, task.blockedBy, JSON.stringify(task.metadata)],
+  );
+}
+
+function toRecord(task: Task) {
+  return {
+    id: task.id,
+    subject: task.subject,
+    description: task.description,
+    state: task.state,
+    owner: task.owner,
+    blocks: `{${task.blocks.join(",")}}`,
+    blocked_by: `{${task.blockedBy.join(",")}}`,
+    metadata: task.metadata,
+    created_at: task.createdAt,
+  };
+}
+
+function fromRow(row: TaskRow): Task {
+  return {
+    id: String(row.id),
+    subject: row.subject,
+    description: row.description,
+    state: row.state as TaskState,
+    owner: row.owner,
+    blocks: row.blocks.map(String),
+    blockedBy: row.blocked_by.map(String),
+    metadata: row.metadata,
+    createdAt: row.created_at,
+  };
+}
