@@ -292,7 +292,17 @@ describe("Events", () => {
       last = event;
       expect(event.agent).toBe("streamer");
     }
-    expect(types).toEqual(["run-start", "model-start", "model-end", "tool-start", "tool-end", "model-start", "model-end", "run-end"]);
+    expect(types).toEqual([
+      "run-start",
+      "model-start",
+      "model-end",
+      "tool-start",
+      "tool-end",
+      "turn-end",
+      "model-start",
+      "model-end",
+      "run-end",
+    ]);
     expect(last).toMatchObject({ type: "run-end", stopReason: "final", text: "Warm.", steps: 2 });
   });
 
@@ -331,5 +341,49 @@ describe("Memory rewriting", () => {
     const observer: Plugin = { name: "observer", attach: (host) => void host.on((e) => seen.push(e.type)) };
     await new Agent({ model: scriptedModel(["hi"]), plugins: [observer] }).run("x");
     expect(seen).toEqual(["run-start", "model-start", "model-end", "run-end"]);
+  });
+});
+
+describe("continue", () => {
+  it("goes on from a loaded checkpoint without new input", async () => {
+    const first = new Agent({
+      model: scriptedModel([{ toolCalls: [{ name: "get_weather", arguments: { city: "Kyiv" } }] }]),
+      tools: [weather],
+      maxSteps: 1,
+    });
+    const checkpoints: unknown[] = [];
+    first.on((e) => {
+      if (e.type === "turn-end") checkpoints.push(first.saveState());
+    });
+    expect((await first.run("Kyiv?")).stopReason).toBe("max-steps");
+    expect(checkpoints).toHaveLength(1);
+
+    const model = scriptedModel([(req) => `from ${req.messages.at(-1)?.content}`]);
+    const second = new Agent({ model, tools: [weather] });
+    second.loadState(checkpoints[0] as ReturnType<Agent["saveState"]>);
+    const result = await second.continue();
+    expect(result).toMatchObject({ stopReason: "final", text: "from Sunny in Kyiv", steps: 1 });
+    expect(second.memory.filter((m) => m.role === "user")).toHaveLength(1);
+    expect(await second.continue()).toMatchObject({ stopReason: "final", text: "from Sunny in Kyiv", steps: 0 });
+  });
+
+  it("answers calls whose results were never recorded instead of running them again", async () => {
+    let runs = 0;
+    const counted = defineTool({ name: "counted", description: "", parameters: z.object({}), execute: () => String(++runs) });
+    const agent = new Agent({ model: scriptedModel(["recovered"]), tools: [counted] });
+    agent.loadState({
+      version: 1,
+      agent: "agent",
+      plugins: {},
+      usage: { inputTokens: 0, outputTokens: 0 },
+      memory: [
+        { role: "user", content: "go" },
+        { role: "assistant", content: "", toolCalls: [{ id: "c1", name: "counted", arguments: "{}" }] },
+      ],
+    });
+    await agent.continue();
+    expect(runs).toBe(0);
+    expect(agent.memory[2]).toMatchObject({ role: "tool", toolCallId: "c1" });
+    expect(agent.memory[2]?.content).toMatch(/^Interrupted/);
   });
 });

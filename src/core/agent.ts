@@ -105,15 +105,45 @@ export class Agent {
   }
 
   async run(input: string, opts: RunOptions = {}): Promise<RunResult> {
-    if (this.#pending) {
-      const ids = this.#pending.awaiting.map((c) => c.id).join(", ");
-      throw new Error(`Agent "${this.name}" is waiting for the user's decision on ${ids}; call resume(state, decisions) first.`);
-    }
+    this.#assertNotPending();
     return this.#exclusive(async () => {
       this.#memory.push({ role: "user", content: input });
       this.#emit({ type: "run-start", input });
       return this.#loop(opts.signal);
     });
+  }
+
+  /**
+   * Continues from memory as it stands, without new input: after loading the checkpoint of a run
+   * that was interrupted (killed, aborted, out of steps). A run that already ended with an answer
+   * ends again at once with that answer.
+   */
+  async continue(opts: RunOptions = {}): Promise<RunResult> {
+    this.#assertNotPending();
+    const last = this.#memory.at(-1);
+    if (!last) throw new Error(`Agent "${this.name}" has no memory to continue from; call run(input) instead.`);
+    return this.#exclusive(async () => {
+      if (last.role === "assistant" && !last.toolCalls?.length) {
+        const result = { text: last.content, messages: cloneMessages(this.#memory), steps: 0, usage: ZERO_USAGE };
+        return { ...result, stopReason: "final" as const };
+      }
+      if (last.role === "assistant") this.#answerInterruptedCalls(last.toolCalls ?? []);
+      return this.#loop(opts.signal);
+    });
+  }
+
+  /** Calls whose results were never recorded may or may not have run: say so rather than run them twice. */
+  #answerInterruptedCalls(calls: readonly ToolCall[]): void {
+    for (const call of calls) {
+      const content = "Interrupted: the run stopped before this call's result was recorded. Check whether it took effect before repeating it.";
+      this.#memory.push({ role: "tool", content, toolCallId: call.id, name: call.name });
+    }
+  }
+
+  #assertNotPending(): void {
+    if (!this.#pending) return;
+    const ids = this.#pending.awaiting.map((c) => c.id).join(", ");
+    throw new Error(`Agent "${this.name}" is waiting for the user's decision on ${ids}; call resume(state, decisions) first.`);
   }
 
   /**
@@ -307,6 +337,7 @@ export class Agent {
         await plugin.afterTool?.({ ...this.#turnContext(step, signal), ...outcome });
       }
     }
+    this.#emit({ type: "turn-end", step });
   }
 
   async #buildRequest(step: number, notes: string[], signal: AbortSignal | undefined): Promise<Message[]> {

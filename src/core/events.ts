@@ -22,6 +22,8 @@ export interface AgentEventMap {
   "unit-finished": { unit: WorkUnit; outcome: string };
   "approval-requested": { calls: PendingCall[] };
   "run-resumed": { decisions: number };
+  /** A model turn is complete: its tool results are in memory. The moment to checkpoint. */
+  "turn-end": { step: number };
   "run-end": { stopReason: StopReason; steps: number; text: string; usage: Usage };
   "run-error": { message: string };
 }
