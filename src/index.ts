@@ -30,3 +30,7 @@ export type { PlanStorage } from "./planning/notebook/plan-storage.js";
 export { MemoryPlanStorage } from "./planning/notebook/memory-plan-storage.js";
 export { SqlitePlanStorage } from "./stores/sqlite-plan-storage.js";
 export type { SqlitePlanStorageOptions } from "./stores/sqlite-plan-storage.js";
+export { createMcpServer, serveMcpStdio } from "./integrations/mcp-server.js";
+export type { McpServerOptions, RunningMcpServer } from "./integrations/mcp-server.js";
+export { startMcpHttpServer } from "./integrations/mcp-http-server.js";
+export type { McpHttpServer, McpHttpServerOptions, McpSessionInfo } from "./integrations/mcp-http-server.js";

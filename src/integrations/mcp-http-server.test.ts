@@ -1,0 +1,155 @@
+import { request } from "node:http";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { startMcpHttpServer, type McpHttpServer, type McpHttpServerOptions } from "./mcp-http-server.js";
+import { noteTools } from "./test-support/note-tools.js";
+
+const running: McpHttpServer[] = [];
+const clients: Client[] = [];
+
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((client) => client.close()));
+  await Promise.all(running.splice(0).map((server) => server.close()));
+});
+
+async function serve(opts: McpHttpServerOptions): Promise<McpHttpServer> {
+  const server = await startMcpHttpServer(opts);
+  running.push(server);
+  return server;
+}
+
+async function connect(url: string, token?: string): Promise<Client> {
+  const client = new Client({ name: "test-client", version: "1.0.0" });
+  const requestInit = token ? { headers: { Authorization: `Bearer ${token}` } } : {};
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit }));
+  clients.push(client);
+  return client;
+}
+
+function textOf(result: Awaited<ReturnType<Client["callTool"]>>): string {
+  const content = result.content as { type: string; text?: string }[];
+  return content.map((part) => part.text ?? "").join("");
+}
+
+describe("MCP server over Streamable HTTP", () => {
+  it("lists the tools with their descriptions, input schemas and read-only hints", async () => {
+    const server = await serve({ tools: noteTools() });
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+    const client = await connect(server.url);
+    const { tools } = await client.listTools();
+    const byName = new Map(tools.map((tool) => [tool.name, tool]));
+    expect([...byName.keys()].sort()).toEqual(["add_note", "list_notes"]);
+    const addNote = byName.get("add_note");
+    expect(addNote?.description).toBe("Add a note to the shared notepad.");
+    expect(addNote?.inputSchema.properties).toMatchObject({ text: { type: "string", description: "The note" } });
+    expect(addNote?.inputSchema.required).toEqual(["text"]);
+    expect(addNote?.annotations?.readOnlyHint).toBe(false);
+    expect(byName.get("list_notes")?.annotations?.readOnlyHint).toBe(true);
+  });
+
+  it("runs a call and returns the tool's text", async () => {
+    const client = await connect((await serve({ tools: noteTools() })).url);
+    const added = await client.callTool({ name: "add_note", arguments: { text: "buy milk", pinned: true } });
+    expect(added.isError).toBe(false);
+    expect(textOf(added)).toBe("Added note 1.");
+    expect(textOf(await client.callTool({ name: "list_notes", arguments: {} }))).toBe("1. [pinned] buy milk");
+  });
+
+  it("returns a rule the tool enforces and bad arguments as error results the caller can act on", async () => {
+    const client = await connect((await serve({ tools: noteTools() })).url);
+    await client.callTool({ name: "add_note", arguments: { text: "once" } });
+    const repeated = await client.callTool({ name: "add_note", arguments: { text: "once" } });
+    expect(repeated.isError).toBe(true);
+    expect(textOf(repeated)).toBe('A note "once" exists already; call list_notes to see them.');
+    const wrongType = await client.callTool({ name: "add_note", arguments: { text: 42 } });
+    expect(wrongType.isError).toBe(true);
+    expect(textOf(wrongType)).toContain("text");
+  });
+
+  it("lets two clients share one notepad", async () => {
+    const server = await serve({ tools: noteTools() });
+    const alice = await connect(server.url);
+    const bob = await connect(server.url);
+    await alice.callTool({ name: "add_note", arguments: { text: "from alice" } });
+    await bob.callTool({ name: "add_note", arguments: { text: "from bob" } });
+    expect(textOf(await bob.callTool({ name: "list_notes", arguments: {} }))).toBe("1. from alice\n2. from bob");
+    expect(textOf(await alice.callTool({ name: "list_notes", arguments: {} }))).toBe("1. from alice\n2. from bob");
+  });
+
+  it("asks the tools factory once per client session", async () => {
+    const shared = noteTools();
+    const sessions: string[] = [];
+    const server = await serve({
+      toolsFactory: ({ sessionId }) => {
+        sessions.push(sessionId);
+        return shared;
+      },
+    });
+    const first = await connect(server.url);
+    const second = await connect(server.url);
+    await first.callTool({ name: "add_note", arguments: { text: "seen by both" } });
+    expect(textOf(await second.callTool({ name: "list_notes", arguments: {} }))).toBe("1. seen by both");
+    expect(sessions).toHaveLength(2);
+    expect(new Set(sessions).size).toBe(2);
+  });
+
+  it("refuses requests without the bearer token when one is set, and accepts it", async () => {
+    const server = await serve({ tools: noteTools(), token: "s3cret" });
+    await expect(connect(server.url)).rejects.toThrow(/401|Unauthorized/);
+    await expect(connect(server.url, "wrong")).rejects.toThrow(/401|Unauthorized/);
+    const refused = await fetch(server.url, { method: "POST", body: "{}", headers: { "Content-Type": "application/json" } });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get("www-authenticate")).toMatch(/^Bearer/);
+    const client = await connect(server.url, "s3cret");
+    expect(textOf(await client.callTool({ name: "list_notes", arguments: {} }))).toBe("No notes.");
+  });
+
+  it("refuses to bind beyond loopback without a token", async () => {
+    await expect(startMcpHttpServer({ tools: noteTools(), host: "0.0.0.0" })).rejects.toThrow(/without a token/);
+    const server = await serve({ tools: noteTools(), host: "0.0.0.0", token: "s3cret" });
+    const local = server.url.replace("0.0.0.0", "127.0.0.1");
+    const client = await connect(local, "s3cret");
+    expect(textOf(await client.callTool({ name: "list_notes", arguments: {} }))).toBe("No notes.");
+  });
+
+  it("rejects a loopback request whose Host header names another site (DNS rebinding)", async () => {
+    const server = await serve({ tools: noteTools() });
+    const status = await new Promise<number | undefined>((resolve, reject) => {
+      const body = JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "page", version: "1" } },
+      });
+      const req = request(
+        server.url,
+        {
+          method: "POST",
+          headers: {
+            Host: "attacker.example",
+            "Content-Type": "application/json",
+            Accept: "application/json, text/event-stream",
+          },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode);
+        },
+      );
+      req.on("error", reject);
+      req.end(body);
+    });
+    expect(status).toBe(403);
+  });
+
+  it("answers an unknown session with 404 so the client starts over", async () => {
+    const server = await serve({ tools: noteTools() });
+    const response = await fetch(server.url, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", "Mcp-Session-Id": "nope" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expect(response.status).toBe(404);
+  });
+});

@@ -1,0 +1,64 @@
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { z, type ZodType } from "zod";
+import type { JSONSchema } from "zod/v4/core";
+import type { Tool } from "../core/tool.js";
+
+export interface McpServerOptions {
+  /** The server name clients see in the handshake (default "stepwise"). */
+  name?: string;
+  version?: string;
+}
+
+const DEFAULT_NAME = "stepwise";
+const DEFAULT_VERSION = "0.1.0";
+
+/**
+ * An MCP server offering `tools`. The tool objects are shared, not copied: every server made from
+ * the same tools (one per HTTP session, say) acts on the same task board or plan notebook.
+ */
+export function createMcpServer(tools: readonly Tool[], opts: McpServerOptions = {}): McpServer {
+  const server = new McpServer({ name: opts.name ?? DEFAULT_NAME, version: opts.version ?? DEFAULT_VERSION });
+  for (const tool of tools) {
+    server.registerTool(
+      tool.name,
+      {
+        description: tool.description,
+        inputSchema: inputSchemaOf(tool),
+        annotations: { readOnlyHint: tool.readOnly },
+      },
+      async (args: unknown, extra): Promise<CallToolResult> => {
+        const result = await tool.invoke(args, { signal: extra.signal });
+        return { content: [{ type: "text", text: result.text }], isError: result.isError };
+      },
+    );
+  }
+  return server;
+}
+
+/**
+ * The SDK lists and validates a tool's input with a zod object schema. A tool made by `defineTool`
+ * carries one; a hand-made tool (a proxied remote one, say) only has JSON Schema, which zod rebuilds.
+ * The SDK rejects input that fails the schema before `invoke` runs, as an error result naming the
+ * argument; `invoke` then validates again, which is harmless for our tools (no transforms).
+ */
+function inputSchemaOf(tool: Tool): ZodType {
+  if (tool.schema && isObjectSchema(tool.schema)) return tool.schema;
+  return z.fromJSONSchema(tool.parameters as JSONSchema.JSONSchema);
+}
+
+function isObjectSchema(schema: ZodType): boolean {
+  return schema._zod.def.type === "object";
+}
+
+export interface RunningMcpServer {
+  close(): Promise<void>;
+}
+
+/** Serves `tools` over this process's stdin and stdout (how editors and agent hosts launch MCP servers). */
+export async function serveMcpStdio(tools: readonly Tool[], opts: McpServerOptions = {}): Promise<RunningMcpServer> {
+  const server = createMcpServer(tools, opts);
+  await server.connect(new StdioServerTransport());
+  return { close: () => server.close() };
+}
