@@ -1,0 +1,139 @@
+import type { Message } from "../../core/messages.js";
+import type { Plugin, PluginHost } from "../../core/plugin.js";
+import { estimateMessageTokens } from "../../core/tokens.js";
+import { foldBatch, type FoldedUnit, type StubbedResult } from "./fold-batch.js";
+import "./folding-events.js";
+import { FOLDING_STATE_VERSION, parseFoldingState, type FoldingState, type FoldingStats } from "./folding-state.js";
+import { recallTool } from "./recall-tool.js";
+import { UnitLedger } from "./unit-ledger.js";
+
+export interface ContextFoldingOptions {
+  /** Fold when a request's estimated size passes this many tokens. Default: `share` of `contextWindow`. */
+  budgetTokens?: number;
+  /** The model's context window in tokens (default 128,000). */
+  contextWindow?: number;
+  /** The share of the context window used as the budget (default 0.5). */
+  share?: number;
+  /** One batch folds down to this share of the budget, so that folding happens rarely (default 0.5). */
+  lowWaterShare?: number;
+  /** The latest turns, whose results the fallback for runs without units never stubs (default 2). */
+  keepRecentTurns?: number;
+}
+
+export type ContextFolding = Plugin & {
+  readonly budgetTokens: number;
+  readonly stats: FoldingStats;
+};
+
+const DEFAULT_CONTEXT_WINDOW = 128_000;
+const DEFAULT_SHARE = 0.5;
+const DEFAULT_LOW_WATER_SHARE = 0.5;
+const DEFAULT_KEEP_RECENT_TURNS = 2;
+// A batch that saves less than this share of the budget would break the prompt cache for little: wait.
+const MIN_BATCH_SHARE = 0.1;
+
+/**
+ * Plan-aware context folding. Planning plugins announce units of work (`unit-started`,
+ * `unit-finished`); when a request grows past the budget, the turns of finished units, oldest first,
+ * become one compact record each, in one batch down to the low-water mark. The originals stay in the
+ * plugin's state and come back exactly through the read-only `recall` tool. The system prompt, the
+ * user's messages, live units' work and tail messages (plan recitations, hints) are never folded.
+ * Give each agent its own instance, and list it after the planning plugins so it sees their tails.
+ */
+export function contextFolding(opts: ContextFoldingOptions = {}): ContextFolding {
+  const budgetTokens = opts.budgetTokens ?? Math.floor((opts.contextWindow ?? DEFAULT_CONTEXT_WINDOW) * (opts.share ?? DEFAULT_SHARE));
+  const lowWaterShare = opts.lowWaterShare ?? DEFAULT_LOW_WATER_SHARE;
+  const keepRecentTurns = opts.keepRecentTurns ?? DEFAULT_KEEP_RECENT_TURNS;
+  if (!(budgetTokens > 0)) throw new Error(`contextFolding needs a positive token budget, got ${budgetTokens}.`);
+  if (!(lowWaterShare > 0 && lowWaterShare < 1)) throw new Error(`lowWaterShare must be between 0 and 1, got ${lowWaterShare}.`);
+  const lowWaterTokens = Math.floor(budgetTokens * lowWaterShare);
+
+  const ledger = new UnitLedger();
+  let units: FoldedUnit[] = [];
+  let stubs: StubbedResult[] = [];
+  let stubbedIds = new Set<string>();
+  let stats: FoldingStats = { prefixBreaks: 0, unitsFolded: 0, resultsStubbed: 0, tokensSaved: 0 };
+  // What a request holds beside memory (system prompt, tail messages), as measured on the last one.
+  let overheadTokens = 0;
+  let host: PluginHost | undefined;
+  const recall = recallTool({
+    get units() {
+      return units;
+    },
+    get stubs() {
+      return stubs;
+    },
+  });
+
+  return {
+    name: "context-folding",
+    budgetTokens,
+    get stats() {
+      return { ...stats };
+    },
+    tools: () => [recall],
+    attach(agentHost) {
+      if (host) throw new Error("contextFolding() follows one agent's history; give each agent its own contextFolding().");
+      host = agentHost;
+      agentHost.on((event) => ledger.observe(event));
+    },
+    rewriteMemory(ctx): Message[] | void {
+      const tokensBefore = estimateMessageTokens(ctx.memory) + overheadTokens;
+      if (tokensBefore <= budgetTokens) return;
+      const batch = foldBatch(ctx.memory, {
+        ownerOf: (turnKey) => ledger.ownerOf(turnKey),
+        isStubbed: (callId) => stubbedIds.has(callId),
+        excessTokens: tokensBefore - lowWaterTokens,
+        keepRecentTurns,
+      });
+      if (!batch || batch.tokensSaved < budgetTokens * MIN_BATCH_SHARE) return;
+      units = [...units, ...batch.units];
+      stubs = [...stubs, ...batch.stubs];
+      for (const stub of batch.stubs) stubbedIds.add(stub.original.toolCallId);
+      ledger.forget(batch.foldedTurnKeys);
+      stats = {
+        prefixBreaks: stats.prefixBreaks + 1,
+        unitsFolded: stats.unitsFolded + batch.units.length,
+        resultsStubbed: stats.resultsStubbed + batch.stubs.length,
+        tokensSaved: stats.tokensSaved + batch.tokensSaved,
+      };
+      host?.emit({
+        type: "context-folded",
+        units: batch.units.map((fold) => ({
+          unit: { ...fold.unit },
+          outcome: fold.outcome,
+          messages: fold.messages.length,
+          tokensSaved: fold.tokensSaved,
+        })),
+        stubbed: batch.stubs.map((stub) => ({
+          callId: stub.original.toolCallId,
+          name: stub.original.name,
+          tokensSaved: stub.tokensSaved,
+        })),
+        tokensBefore,
+        tokensAfter: estimateMessageTokens(batch.memory) + overheadTokens,
+        tokensSaved: batch.tokensSaved,
+        prefixBreaks: stats.prefixBreaks,
+      });
+      return batch.memory;
+    },
+    beforeModel(ctx): void {
+      overheadTokens = estimateMessageTokens(ctx.messages) - estimateMessageTokens(ctx.memory);
+    },
+    saveState: (): FoldingState => ({
+      version: FOLDING_STATE_VERSION,
+      ledger: ledger.toJSON(),
+      units: structuredClone(units),
+      stubs: structuredClone(stubs),
+      stats: { ...stats },
+    }),
+    loadState(state) {
+      const saved = parseFoldingState(state);
+      ledger.load(saved.ledger);
+      units = saved.units;
+      stubs = saved.stubs;
+      stubbedIds = new Set(stubs.map((stub) => stub.original.toolCallId));
+      stats = saved.stats;
+    },
+  };
+}
