@@ -317,6 +317,7 @@ describe("plan notebook tools", () => {
       expect(result.text).toContain("\t- Outcome: Tagged v2.0.0");
       expect(result.text).toContain("Subtask 2:\n- [ ] Publish");
       expect(await call("view_subtasks", { subtask_idx: [5] })).toMatchObject({ isError: true, text: expect.stringContaining("use 0 to 2") });
+      expect(await call("view_subtasks", { subtask_idx: [] })).toMatchObject({ isError: true, text: expect.stringContaining("subtask_idx") });
     });
 
     it("lists archived plans with id, name, creation time, description and state", async () => {

@@ -52,7 +52,7 @@ export function createPlanTools(notebook: PlanNotebook): Tool[] {
     defineTool({
       name: "view_subtasks",
       description: TOOL_DESCRIPTIONS.view_subtasks,
-      parameters: z.object({ subtask_idx: z.array(z.number().int()).describe(ARG.subtaskIndices) }),
+      parameters: z.object({ subtask_idx: z.array(z.number().int()).min(1).describe(ARG.subtaskIndices) }),
       readOnly: true,
       execute: (args) => notebook.viewSubtasks(args.subtask_idx),
     }),
