@@ -1,8 +1,9 @@
 // `npm run bench [-- --json] [-- --only name,name]`: runs the benchmarks side by side in one process.
 import type { Benchmark, BenchFigure } from "./figure.js";
+import { todoContextBenchmark } from "./todo-context.js";
 
 // Each benchmark module adds itself here.
-const benchmarks: Benchmark[] = [];
+const benchmarks: Benchmark[] = [todoContextBenchmark];
 
 const args = process.argv.slice(2);
 const json = args.includes("--json");
