@@ -1,4 +1,5 @@
 // ReWOO's evidence variables: "#E1", "#E2", … name the results of earlier plan steps.
+import { collectStrings, mapStrings } from "./json-strings.js";
 
 const VARIABLE = /#E\d+/g;
 
@@ -8,22 +9,10 @@ const VARIABLE = /#E\d+/g;
  * Strings inside arrays and objects are substituted too; unknown variables are left as written.
  */
 export function substituteEvidence<T>(value: T, evidence: ReadonlyMap<string, string>): T {
-  if (typeof value === "string") return value.replace(VARIABLE, (name) => evidence.get(name) ?? name) as T;
-  if (Array.isArray(value)) return value.map((item: unknown) => substituteEvidence(item, evidence)) as T;
-  if (typeof value === "object" && value !== null) {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, substituteEvidence(item, evidence)])) as T;
-  }
-  return value;
+  return mapStrings(value, (text) => text.replace(VARIABLE, (name) => evidence.get(name) ?? name));
 }
 
 /** Every variable a value mentions, in order of first appearance. */
 export function referencedVariables(value: unknown): string[] {
-  const found = new Set<string>();
-  const visit = (node: unknown): void => {
-    if (typeof node === "string") for (const match of node.matchAll(VARIABLE)) found.add(match[0]);
-    else if (Array.isArray(node)) node.forEach(visit);
-    else if (typeof node === "object" && node !== null) Object.values(node).forEach(visit);
-  };
-  visit(value);
-  return [...found];
+  return [...new Set(collectStrings(value).flatMap((text) => text.match(VARIABLE) ?? []))];
 }
