@@ -1,9 +1,10 @@
 // `npm run bench [-- --json] [-- --only name,name]`: runs the benchmarks side by side in one process.
 import type { Benchmark, BenchFigure } from "./figure.js";
 import { todoContextBenchmark } from "./todo-context.js";
+import { planNotebookPromptsBenchmark } from "./plan-notebook-prompts.js";
 
 // Each benchmark module adds itself here.
-const benchmarks: Benchmark[] = [todoContextBenchmark];
+const benchmarks: Benchmark[] = [todoContextBenchmark, planNotebookPromptsBenchmark];
 
 const args = process.argv.slice(2);
 const json = args.includes("--json");
