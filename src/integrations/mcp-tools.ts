@@ -1,0 +1,181 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ErrorCode, McpError, type CallToolResult, type Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
+import { z, type ZodType } from "zod";
+import type { Plugin } from "../core/plugin.js";
+import { defineTool, type Tool, type ToolContext, type ToolResult } from "../core/tool.js";
+
+/** An MCP server started as a child process and spoken to over its stdin/stdout. */
+export type McpStdioServer = { command: string; args?: string[]; env?: Record<string, string> };
+/** An MCP server reached over Streamable HTTP. */
+export type McpHttpServer = { url: string; headers?: Record<string, string> };
+export type McpServerSpec = McpStdioServer | McpHttpServer;
+
+/**
+ * A live connection to one MCP server, offering its tools as ordinary Stepwise tools. It is also a
+ * plugin: give it to an Agent's `plugins` (or spread `tools()` into `tools`), and call `close()`
+ * when the agent is done with it.
+ */
+export interface McpTools extends Plugin {
+  /** "mcp:" and the name the server reports. */
+  readonly name: string;
+  tools(): Tool[];
+  /** Ends the connection (and a stdio server's process). Safe to call more than once. */
+  close(): Promise<void>;
+}
+
+const CLIENT_INFO = { name: "stepwise", version: "0.1.0" };
+const MODEL_TOOL_NAME = /[^A-Za-z0-9_-]/g;
+
+/**
+ * Connects to an MCP server, lists its tools and wraps each as a Stepwise tool: the server's input
+ * schema is what the model sees and what arguments are checked against, `readOnlyHint` becomes
+ * `readOnly`, and results and errors come back as tool results. Rejects when the server cannot be
+ * reached at all; once connected, a server that goes away only turns calls into error results.
+ */
+export async function mcpTools(server: McpServerSpec): Promise<McpTools> {
+  const client = new Client(CLIENT_INFO);
+  const connection = { lost: undefined as string | undefined, lastError: undefined as string | undefined };
+  client.onerror = (error) => {
+    connection.lastError = error.message;
+  };
+  client.onclose = () => {
+    connection.lost ??= connection.lastError ?? ("url" in server ? "the connection closed" : "its process has ended");
+  };
+
+  let transport: McpTransport;
+  let listed: McpTool[];
+  try {
+    transport = openTransport(server);
+    await client.connect(transport);
+    listed = await listAllTools(client);
+  } catch (error) {
+    await client.close().catch(() => {});
+    throw new Error(`Could not connect to MCP server ${describeSpec(server)}: ${reasonOf(error)}`, { cause: error });
+  }
+
+  const label = JSON.stringify(client.getServerVersion()?.name ?? describeSpec(server));
+  const tools = listed.map((tool) => wrapTool(client, tool, label, connection));
+  let closing: Promise<void> | undefined;
+  return {
+    name: `mcp:${client.getServerVersion()?.name ?? describeSpec(server)}`,
+    tools: () => [...tools],
+    close() {
+      connection.lost ??= "the connection was closed";
+      closing ??= closeConnection(client, transport);
+      return closing;
+    },
+  };
+}
+
+type McpTransport = StdioClientTransport | StreamableHTTPClientTransport;
+
+function openTransport(server: McpServerSpec): McpTransport {
+  if ("url" in server) {
+    return new StreamableHTTPClientTransport(new URL(server.url), server.headers ? { requestInit: { headers: server.headers } } : {});
+  }
+  // The SDK adds a safe default environment (PATH, HOME, …) under whatever `env` we pass.
+  return new StdioClientTransport({ command: server.command, args: server.args ?? [], ...(server.env ? { env: server.env } : {}) });
+}
+
+async function listAllTools(client: Client): Promise<McpTool[]> {
+  const tools: McpTool[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client.listTools(cursor === undefined ? {} : { cursor });
+    tools.push(...page.tools);
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  return tools;
+}
+
+type ConnectionState = { lost: string | undefined; lastError: string | undefined };
+
+function wrapTool(client: Client, tool: McpTool, label: string, connection: ConnectionState): Tool {
+  const { $schema: _dialect, ...parameters } = tool.inputSchema;
+  const wrapped = defineTool({
+    // Models accept only letters, digits, "_" and "-" in tool names; MCP also allows "." and more.
+    name: tool.name.replace(MODEL_TOOL_NAME, "_").slice(0, 64) || "tool",
+    description: tool.description ?? tool.title ?? tool.annotations?.title ?? "",
+    parameters: argumentSchema(parameters),
+    readOnly: tool.annotations?.readOnlyHint === true,
+    async execute(args, ctx: ToolContext): Promise<ToolResult> {
+      if (connection.lost !== undefined) return unreachable(label, connection.lost);
+      try {
+        const options = ctx.signal ? { signal: ctx.signal } : {};
+        const result = await client.callTool({ name: tool.name, arguments: args as Record<string, unknown> }, undefined, options);
+        return { text: resultText(result as CallToolResult), isError: result.isError === true };
+      } catch (error) {
+        return callFailure(error, tool.name, label, connection);
+      }
+    },
+  });
+  // The model sees the server's own schema, not our zod rendering of it.
+  return { ...wrapped, parameters };
+}
+
+/** The server's JSON Schema as zod, so bad arguments are answered before the call leaves; any schema we cannot convert is left to the server to check. */
+function argumentSchema(jsonSchema: Record<string, unknown>): ZodType {
+  try {
+    return z.fromJSONSchema(jsonSchema as z.core.JSONSchema.JSONSchema);
+  } catch {
+    return z.looseObject({});
+  }
+}
+
+function resultText(result: CallToolResult): string {
+  const parts = (result.content ?? []).map((part) => {
+    switch (part.type) {
+      case "text":
+        return part.text;
+      case "resource":
+        return "text" in part.resource ? part.resource.text : `[resource ${part.resource.uri}]`;
+      case "resource_link":
+        return `[resource link ${part.uri}]`;
+      default:
+        return `[${part.type} content (${part.mimeType}) omitted]`;
+    }
+  });
+  if (parts.length > 0) return parts.join("\n");
+  if (result.structuredContent !== undefined) return JSON.stringify(result.structuredContent, null, 2);
+  return result.isError ? "The tool reported an error without details." : "The tool returned no output.";
+}
+
+function callFailure(error: unknown, toolName: string, label: string, connection: ConnectionState): ToolResult {
+  if (connection.lost !== undefined) return unreachable(label, connection.lost);
+  if (error instanceof McpError) {
+    if (error.code === ErrorCode.ConnectionClosed) return unreachable(label, reasonOf(error));
+    if (error.code === ErrorCode.RequestTimeout) {
+      return { text: `MCP server ${label} did not answer the call to "${toolName}" in time (${reasonOf(error)}). Try again later or go on without it.`, isError: true };
+    }
+    return { text: `MCP tool "${toolName}" failed: ${reasonOf(error)}`, isError: true };
+  }
+  // Anything that is not a protocol answer (a refused HTTP connection, a dead pipe) means the server is gone.
+  return unreachable(label, reasonOf(error));
+}
+
+function unreachable(label: string, reason: string): ToolResult {
+  return { text: `MCP server ${label} is not reachable: ${reason}. Its tools cannot be used now; go on without them or tell the user.`, isError: true };
+}
+
+async function closeConnection(client: Client, transport: McpTransport): Promise<void> {
+  // Politely end an HTTP session first (a no-op for stateless servers); a server already gone is fine.
+  if (transport instanceof StreamableHTTPClientTransport) await transport.terminateSession().catch(() => {});
+  await client.close().catch(() => {});
+}
+
+function describeSpec(server: McpServerSpec): string {
+  if ("url" in server) {
+    // Never echo credentials that may sit in the URL's user part or query.
+    return URL.canParse(server.url) ? `${new URL(server.url).origin}${new URL(server.url).pathname}` : "(invalid URL)";
+  }
+  return [server.command, ...(server.args ?? [])].join(" ");
+}
+
+function reasonOf(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  // fetch hides the useful part ("ECONNREFUSED …") in its cause.
+  const cause = error.cause instanceof Error ? ` (${error.cause.message})` : "";
+  return `${error.message}${cause}`;
+}
