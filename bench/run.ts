@@ -1,10 +1,11 @@
 // `npm run bench [-- --json] [-- --only name,name]`: runs the benchmarks side by side in one process.
 import type { Benchmark, BenchFigure } from "./figure.js";
+import { longRunBenchmark } from "./long-run.js";
 import { todoContextBenchmark } from "./todo-context.js";
 import { planNotebookPromptsBenchmark } from "./plan-notebook-prompts.js";
 
 // Each benchmark module adds itself here.
-const benchmarks: Benchmark[] = [todoContextBenchmark, planNotebookPromptsBenchmark];
+const benchmarks: Benchmark[] = [todoContextBenchmark, planNotebookPromptsBenchmark, longRunBenchmark];
 
 const args = process.argv.slice(2);
 const json = args.includes("--json");
