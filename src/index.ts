@@ -34,3 +34,8 @@ export { createMcpServer, serveMcpStdio } from "./integrations/mcp-server.js";
 export type { McpServerOptions, RunningMcpServer } from "./integrations/mcp-server.js";
 export { startMcpHttpServer } from "./integrations/mcp-http-server.js";
 export type { McpHttpServer, McpHttpServerOptions, McpSessionInfo } from "./integrations/mcp-http-server.js";
+export { contextFolding } from "./planning/folding/context-folding.js";
+export type { ContextFolding, ContextFoldingOptions } from "./planning/folding/context-folding.js";
+export type { ContextFoldedEvent } from "./planning/folding/folding-events.js";
+export { FOLDING_STATE_VERSION } from "./planning/folding/folding-state.js";
+export type { FoldingState, FoldingStats } from "./planning/folding/folding-state.js";
