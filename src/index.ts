@@ -39,3 +39,14 @@ export type { ContextFolding, ContextFoldingOptions } from "./planning/folding/c
 export type { ContextFoldedEvent } from "./planning/folding/folding-events.js";
 export { FOLDING_STATE_VERSION } from "./planning/folding/folding-state.js";
 export type { FoldingState, FoldingStats } from "./planning/folding/folding-state.js";
+export { openAICompatibleModel } from "./models/openai-compatible.js";
+export type { OpenAICompatibleOptions } from "./models/openai-compatible.js";
+export { anthropicModel } from "./models/anthropic.js";
+export type { AnthropicModelOptions } from "./models/anthropic.js";
+export { aiSdkModel } from "./models/ai-sdk.js";
+export type { AiSdkModelOptions } from "./models/ai-sdk.js";
+export { resolveModel, MODEL_PROVIDERS } from "./models/model-spec.js";
+export type { ModelProvider, ResolveModelOptions } from "./models/model-spec.js";
+export { ModelError } from "./models/model-error.js";
+export type { ModelErrorKind, ModelErrorDetails } from "./models/model-error.js";
+export type { RetryOptions } from "./models/retry.js";
