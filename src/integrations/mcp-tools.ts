@@ -7,10 +7,10 @@ import type { Plugin } from "../core/plugin.js";
 import { defineTool, type Tool, type ToolContext, type ToolResult } from "../core/tool.js";
 
 /** An MCP server started as a child process and spoken to over its stdin/stdout. */
-export type McpStdioServer = { command: string; args?: string[]; env?: Record<string, string> };
+export type McpStdioServerSpec = { command: string; args?: string[]; env?: Record<string, string> };
 /** An MCP server reached over Streamable HTTP. */
-export type McpHttpServer = { url: string; headers?: Record<string, string> };
-export type McpServerSpec = McpStdioServer | McpHttpServer;
+export type McpHttpServerSpec = { url: string; headers?: Record<string, string> };
+export type McpServerSpec = McpStdioServerSpec | McpHttpServerSpec;
 
 /**
  * A live connection to one MCP server, offering its tools as ordinary Stepwise tools. It is also a
