@@ -50,3 +50,9 @@ export type { ModelProvider, ResolveModelOptions } from "./models/model-spec.js"
 export { ModelError } from "./models/model-error.js";
 export type { ModelErrorKind, ModelErrorDetails } from "./models/model-error.js";
 export type { RetryOptions } from "./models/retry.js";
+export { workspaceTools, readOnlyWorkspaceTools } from "./tools/workspace-tools.js";
+export type { WorkspaceToolsOptions } from "./tools/workspace-tools.js";
+export { DEFAULT_WORKSPACE_LIMITS } from "./tools/workspace-limits.js";
+export type { WorkspaceLimits } from "./tools/workspace-limits.js";
+export { mcpTools } from "./integrations/mcp-tools.js";
+export type { McpTools, McpServerSpec, McpStdioServerSpec, McpHttpServerSpec } from "./integrations/mcp-tools.js";
