@@ -56,3 +56,5 @@ export { DEFAULT_WORKSPACE_LIMITS } from "./tools/workspace-limits.js";
 export type { WorkspaceLimits } from "./tools/workspace-limits.js";
 export { mcpTools } from "./integrations/mcp-tools.js";
 export type { McpTools, McpServerSpec, McpStdioServerSpec, McpHttpServerSpec } from "./integrations/mcp-tools.js";
+export { aiSdkPlanning } from "./integrations/ai-sdk-planning.js";
+export type { AiSdkPlanning, AiSdkPlanningOptions, AiTools } from "./integrations/ai-sdk-planning.js";
