@@ -9,11 +9,12 @@ import { isValidToolSequence, readFile, unitTurns, workUnits } from "./test-supp
 
 type Folded = Extract<AgentEvent, { type: "context-folded" }>;
 
-async function run(turns: ScriptedTurn[], opts: { folding?: ContextFoldingOptions; recite?: boolean; input?: string } = {}) {
+async function run(turns: ScriptedTurn[], opts: { folding?: ContextFoldingOptions; recite?: boolean; input?: string; system?: string } = {}) {
   const model = scriptedModel(turns);
   const units = workUnits({ recite: opts.recite ?? true });
   const folding = opts.folding ? contextFolding(opts.folding) : undefined;
-  const agent = new Agent({ model, tools: [readFile], plugins: folding ? [units, folding] : [units], maxSteps: 500 });
+  const plugins = folding ? [units, folding] : [units];
+  const agent = new Agent({ model, tools: [readFile], plugins, maxSteps: 500, ...(opts.system ? { systemPrompt: opts.system } : {}) });
   const events: AgentEvent[] = [];
   agent.on((event) => events.push(event));
   const result = await agent.run(opts.input ?? "Build the thing.");
@@ -67,7 +68,7 @@ describe("contextFolding", () => {
     expect(agent.memory.some((m) => m.role === "tool" && m.content.includes("src/u1/f2.ts"))).toBe(false);
   });
 
-  it("never folds the live unit's work or the user's messages", async () => {
+  it("never folds the system prompt, the live unit's work or the user's messages", async () => {
     // Unit 1 finishes; unit 2 stays in progress and pushes the request past the budget.
     const turns: ScriptedTurn[] = [
       ...unitTurns(1, 4).slice(0, -1),
@@ -75,14 +76,20 @@ describe("contextFolding", () => {
       ...Array.from({ length: 8 }, (_, i) => ({ toolCalls: [{ name: "read_file", arguments: { path: `src/live/f${i}.ts` } }] })),
       "Paused.",
     ];
-    const { agent, folds, model } = await run(turns, { folding: { budgetTokens: 2500 }, input: "Do unit 1, then unit 2." });
+    const input = "Do unit 1, then unit 2.";
+    const { agent, folds, model } = await run(turns, { folding: { budgetTokens: 2500 }, input, system: "Work in units." });
     expect(folds.flatMap((f) => f.units.map((u) => u.unit.id))).toEqual(["1"]);
     expect(folds.flatMap((f) => f.stubbed)).toEqual([]);
     for (let i = 0; i < 8; i++) {
       expect(agent.memory.some((m) => m.role === "tool" && m.content.startsWith(`// src/live/f${i}.ts`))).toBe(true);
     }
     expect(userMessages(agent.memory)).toEqual(["Do unit 1, then unit 2."]);
-    for (const req of model.requests) expect(req.messages[0]).toEqual({ role: "user", content: "Do unit 1, then unit 2." });
+    for (const req of model.requests) {
+      expect(req.messages.slice(0, 2)).toEqual([
+        { role: "system", content: "Work in units." },
+        { role: "user", content: input },
+      ]);
+    }
   });
 
   it("keeps the plan recitation at the tail of every request and out of memory", async () => {
