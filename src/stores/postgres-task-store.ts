@@ -1,7 +1,7 @@
 import pg from "pg";
-import { applyChange, blockerGraph, normalizeImport, removeTask, unknownTaskError } from "../planning/tasks/task-graph.js";
+import { applyChange, blockerGraph, normalizeImport, removeTask, sortIds, unknownTaskError } from "../planning/tasks/task-graph.js";
 import type { TaskStore, TaskStoreState } from "../planning/tasks/task-store.js";
-import { isTaskId, TaskRuleError, type Task, type TaskBoardChange, type TaskChange, type TaskDraft, type TaskImport, type TaskState } from "../planning/tasks/task.js";
+import { countByState, isTaskId, TaskRuleError, type Task, type TaskBoardChange, type TaskChange, type TaskDraft, type TaskImport, type TaskState } from "../planning/tasks/task.js";
 
 type TaskRow = {
   id: string;
@@ -107,6 +107,17 @@ export class PostgresTaskStore implements TaskStore {
     return rows[0] && fromRow(rows[0]);
   }
 
+  async counts(): Promise<Record<TaskState, number>> {
+    await this.#init();
+    const { rows } = await this.#pool.query<{ state: TaskState; n: number }>(
+      "SELECT state, count(*)::int AS n FROM stepwise_tasks WHERE board_id = $1 GROUP BY state",
+      [this.boardId],
+    );
+    const counts = countByState([]);
+    for (const row of rows) counts[row.state] = row.n;
+    return counts;
+  }
+
   async create(draft: TaskDraft): Promise<Task> {
     return this.#transaction(async (client) => {
       const { rows } = await client.query<{ id: string }>(
@@ -165,7 +176,7 @@ export class PostgresTaskStore implements TaskStore {
   }
 
   async replaceAll(tasks: readonly TaskImport[]): Promise<void> {
-    await this.#replace(normalizeImport(tasks, new Date().toISOString()), 1);
+    await this.#replace(normalizeImport(tasks, new Date().toISOString()));
   }
 
   saveState(): TaskStoreState {
@@ -256,17 +267,13 @@ export class PostgresTaskStore implements TaskStore {
     }
   }
 
-  async #replace(tasks: Task[], floor: number): Promise<void> {
+  async #replace(tasks: Task[]): Promise<void> {
     await this.#transaction(async (client) => {
       await this.#lockBoard(client);
       await client.query("DELETE FROM stepwise_tasks WHERE board_id = $1", [this.boardId]);
       await insertTasks(client, this.boardId, tasks);
       const highest = tasks.reduce((max, task) => Math.max(max, Number(task.id)), 0);
-      await client.query("UPDATE stepwise_task_boards SET next_id = GREATEST(next_id, $2, $3) WHERE board_id = $1", [
-        this.boardId,
-        floor,
-        highest + 1,
-      ]);
+      await client.query("UPDATE stepwise_task_boards SET next_id = GREATEST(next_id, $2) WHERE board_id = $1", [this.boardId, highest + 1]);
       await this.#notify(client, "replaced", []);
     });
   }
@@ -298,7 +305,7 @@ export class PostgresTaskStore implements TaskStore {
   }
 
   async #notify(client: pg.PoolClient, action: TaskBoardChange["action"], taskIds: string[]): Promise<void> {
-    const change: TaskBoardChange = { boardId: this.boardId, action, taskIds };
+    const change: TaskBoardChange = { boardId: this.boardId, action, taskIds: sortIds(taskIds) };
     await client.query("SELECT pg_notify($1, $2)", [this.channel, JSON.stringify(change)]);
   }
 }

@@ -1,6 +1,6 @@
 import { applyChange, blockerGraph, nextClaimable, nextFreeId, normalizeImport, removeTask, unknownTaskError } from "../planning/tasks/task-graph.js";
 import type { TaskStore, TaskStoreState } from "../planning/tasks/task-store.js";
-import { cloneTask, TaskRuleError, type Task, type TaskChange, type TaskDraft, type TaskImport, type TaskState } from "../planning/tasks/task.js";
+import { cloneTask, countByState, TaskRuleError, type Task, type TaskChange, type TaskDraft, type TaskImport, type TaskState } from "../planning/tasks/task.js";
 import { openSqliteDatabase, type SqliteDatabase } from "./sqlite-database.js";
 
 type TaskRow = {
@@ -61,6 +61,11 @@ export class SqliteTaskStore implements TaskStore {
   async get(id: string): Promise<Task | undefined> {
     const row = this.#db.prepare("SELECT * FROM stepwise_tasks WHERE board_id = ? AND id = ?").get(this.boardId, id) as TaskRow | undefined;
     return row && fromRow(row);
+  }
+
+  async counts(): Promise<Record<TaskState, number>> {
+    const rows = this.#db.prepare("SELECT state FROM stepwise_tasks WHERE board_id = ?").pluck().all(this.boardId) as TaskState[];
+    return countByState(rows);
   }
 
   async create(draft: TaskDraft): Promise<Task> {

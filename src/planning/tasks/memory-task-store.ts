@@ -1,6 +1,6 @@
 import { applyChange, blockerGraph, nextClaimable, nextFreeId, normalizeImport, removeTask, unknownTaskError } from "./task-graph.js";
 import type { TaskStore, TaskStoreState } from "./task-store.js";
-import { cloneTask, compareTaskIds, TaskRuleError, type Task, type TaskChange, type TaskDraft, type TaskImport } from "./task.js";
+import { cloneTask, compareTaskIds, countByState, TaskRuleError, type Task, type TaskChange, type TaskDraft, type TaskImport, type TaskState } from "./task.js";
 
 /**
  * Tasks kept in this process only: the library's default. Every operation runs synchronously inside
@@ -22,6 +22,10 @@ export class MemoryTaskStore implements TaskStore {
   async get(id: string): Promise<Task | undefined> {
     const task = this.#tasks.get(id);
     return task && cloneTask(task);
+  }
+
+  async counts(): Promise<Record<TaskState, number>> {
+    return countByState([...this.#tasks.values()].map((task) => task.state));
   }
 
   async create(draft: TaskDraft): Promise<Task> {

@@ -3,7 +3,8 @@ import type { Tool } from "../../core/tool.js";
 import { MemoryTaskStore } from "./memory-task-store.js";
 import type { TaskStore, TaskStoreState } from "./task-store.js";
 import { taskBoardTools } from "./task-tools.js";
-import { TaskRuleError, type Task, type TaskBoardChange, type TaskChange, type TaskDraft, type TaskImport } from "./task.js";
+import { sortIds } from "./task-graph.js";
+import { TaskRuleError, type Task, type TaskBoardChange, type TaskChange, type TaskDraft, type TaskImport, type TaskState } from "./task.js";
 
 declare module "../../core/events.js" {
   interface AgentEventMap {
@@ -53,6 +54,10 @@ export class TaskBoard implements Plugin {
 
   get(id: string): Promise<Task | undefined> {
     return this.store.get(id);
+  }
+
+  counts(): Promise<Record<TaskState, number>> {
+    return this.store.counts();
   }
 
   async create(draft: TaskDraft): Promise<Task> {
@@ -106,7 +111,7 @@ export class TaskBoard implements Plugin {
   }
 
   #announce(action: TaskBoardChange["action"], taskIds: string[]): void {
-    this.#hosts.emit({ type: "tasks-updated", boardId: this.store.boardId, action, taskIds: [...new Set(taskIds)] });
+    this.#hosts.emit({ type: "tasks-updated", boardId: this.store.boardId, action, taskIds: sortIds(taskIds) });
   }
 }
 

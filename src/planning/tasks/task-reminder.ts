@@ -16,10 +16,8 @@ export class TaskReminder implements Plugin {
   }
 
   async beforeModel(): Promise<Message[]> {
-    const tasks = await this.#board.list();
-    const pending = tasks.filter((task) => task.state === "pending").length;
-    const inProgress = tasks.filter((task) => task.state === "in_progress").length;
-    if (pending + inProgress === 0) return [];
-    return [{ role: "user", content: taskReminderNote({ pending, inProgress }) }];
+    const counts = await this.#board.counts();
+    if (counts.pending + counts.in_progress === 0) return [];
+    return [{ role: "user", content: taskReminderNote({ pending: counts.pending, inProgress: counts.in_progress }) }];
   }
 }

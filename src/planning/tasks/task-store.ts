@@ -1,4 +1,4 @@
-import type { Task, TaskChange, TaskDraft, TaskImport } from "./task.js";
+import type { Task, TaskChange, TaskDraft, TaskImport, TaskState } from "./task.js";
 
 /**
  * What a task board's saved agent state holds: the tasks themselves for a store that lives only in
@@ -19,6 +19,8 @@ export interface TaskStore {
   /** Every task, in id order. */
   list(): Promise<Task[]>;
   get(id: string): Promise<Task | undefined>;
+  /** How many tasks are in each state: a cheap look at a large board. */
+  counts(): Promise<Record<TaskState, number>>;
   /** Appends a pending task with the next id; ids are never reused, even after deletes or a reset. */
   create(draft: TaskDraft): Promise<Task>;
   /** Applies `change` to one task (and the other end of each new edge); returns the task after it. */

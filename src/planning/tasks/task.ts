@@ -80,6 +80,12 @@ export function compareTaskIds(a: string, b: string): number {
   return Number(a) - Number(b);
 }
 
+export function countByState(states: Iterable<TaskState>): Record<TaskState, number> {
+  const counts: Record<TaskState, number> = { pending: 0, in_progress: 0, completed: 0 };
+  for (const state of states) counts[state]++;
+  return counts;
+}
+
 export function cloneTask(task: Task): Task {
   return structuredClone(task);
 }

@@ -1,5 +1,4 @@
 import type { TaskBoard } from "./task-board.js";
-import { nextClaimable } from "./task-graph.js";
 import type { Task } from "./task.js";
 
 /** Does one claimed task; may return metadata to merge into the task as it is completed. */
@@ -21,7 +20,8 @@ export type WorkerPoolReport = { completed: number; byWorker: Record<string, str
  * Drains a board with several workers at once. Each worker atomically claims the lowest-numbered
  * free task, works on it and completes it, so dependencies are respected and no task runs twice;
  * with a shared store, pools in many processes can drain one board together. A worker stops when
- * nothing is claimable and nothing is in progress that could free more. If a task's work fails,
+ * it found nothing to claim and no task in progress (that could free more) twice in a row, an idle
+ * wait apart; whoever completes the last running task looks again before stopping. If a task's work fails,
  * that task goes back to pending, the other workers stop after their current task, and the pool
  * rejects with the error.
  */
@@ -35,13 +35,18 @@ export async function runWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPool
   const idleWaitMs = opts.idleWaitMs ?? 25;
 
   async function drain(worker: string): Promise<void> {
+    let idleChecks = 0;
     while (!stop.signal.aborted) {
       const task = await opts.board.claimNext(worker);
       if (!task) {
-        if (await finished(opts.board, worker)) return;
+        // A claim racing ours may not have committed yet, so one empty look is not enough to stop.
+        const running = (await opts.board.counts()).in_progress;
+        idleChecks = running === 0 ? idleChecks + 1 : 0;
+        if (idleChecks === 2) return;
         await sleep(idleWaitMs, stop.signal);
         continue;
       }
+      idleChecks = 0;
       let result: Record<string, unknown> | void;
       try {
         result = await opts.work(task, { worker, signal: stop.signal });
@@ -63,13 +68,6 @@ export async function runWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPool
     opts.signal?.removeEventListener("abort", onAbort);
   }
   return { completed: Object.values(byWorker).reduce((sum, ids) => sum + ids.length, 0), byWorker };
-}
-
-/** True when one consistent read of the board shows nothing in progress and nothing `worker` could claim. */
-async function finished(board: TaskBoard, worker: string): Promise<boolean> {
-  const tasks = await board.list();
-  if (tasks.some((task) => task.state === "in_progress")) return false;
-  return nextClaimable(new Map(tasks.map((task) => [task.id, task])), worker) === undefined;
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -1,0 +1,89 @@
+import pg from "pg";
+import { afterAll, describe, expect, it } from "vitest";
+import { TaskBoard } from "../planning/tasks/task-board.js";
+import type { TaskBoardChange } from "../planning/tasks/task.js";
+import { PostgresTaskStore } from "./postgres-task-store.js";
+import { dependentTasks, runWorkerProcesses, TEST_DATABASE_URL, uniqueBoardId } from "./test-support/shared-board-workload.js";
+import { describeTaskStore } from "./test-support/task-store-suite.js";
+
+const pool = new pg.Pool({ connectionString: TEST_DATABASE_URL });
+afterAll(() => pool.end());
+
+describeTaskStore("postgres", async () => {
+  const boardId = uniqueBoardId("suite");
+  const store = new PostgresTaskStore({ boardId, pool });
+  return {
+    store,
+    reopen: async () => new PostgresTaskStore({ boardId, connectionString: TEST_DATABASE_URL }),
+    cleanup: () => store.deleteBoard(),
+  };
+});
+
+describe("PostgresTaskStore sharing", () => {
+  it("announces every change on the board's channel to subscribers, and only that board's changes", async () => {
+    const store = new PostgresTaskStore({ boardId: uniqueBoardId("notify"), pool });
+    const other = new PostgresTaskStore({ boardId: uniqueBoardId("notify-other"), pool });
+    const seen: TaskBoardChange[] = [];
+    const unsubscribe = await store.subscribe((change) => seen.push(change));
+    try {
+      await store.create({ subject: "a", description: "" });
+      await store.create({ subject: "b", description: "" });
+      await other.create({ subject: "elsewhere", description: "" });
+      await store.update("2", { addBlockedBy: ["1"] });
+      await store.claimNext("ann");
+      await store.remove("2");
+      await store.replaceAll([]);
+      await expect.poll(() => seen.length).toBe(6);
+      expect(seen).toEqual([
+        { boardId: store.boardId, action: "created", taskIds: ["1"] },
+        { boardId: store.boardId, action: "created", taskIds: ["2"] },
+        { boardId: store.boardId, action: "updated", taskIds: ["1", "2"] },
+        { boardId: store.boardId, action: "claimed", taskIds: ["1"] },
+        { boardId: store.boardId, action: "deleted", taskIds: ["1", "2"] },
+        { boardId: store.boardId, action: "replaced", taskIds: [] },
+      ]);
+    } finally {
+      await unsubscribe();
+      await store.deleteBoard();
+      await other.deleteBoard();
+    }
+  });
+
+  it("lets 8 worker processes drain one board of 2,000 dependent tasks: each task once, never before its blockers, no update lost", async () => {
+    const boardId = uniqueBoardId("workers");
+    const sequence = `stepwise_test_${boardId.replace(/[^a-z0-9]/gi, "_")}`.toLowerCase();
+    const board = new TaskBoard({ store: new PostgresTaskStore({ boardId, pool }) });
+    const tasks = dependentTasks(2000);
+    const journalId = "2001";
+    await board.import([...tasks, { id: journalId, subject: "journal", state: "completed" }]);
+    await pool.query(`CREATE SEQUENCE ${pg.escapeIdentifier(sequence)}`);
+    try {
+      const workers = Array.from({ length: 8 }, (_, i) => `proc-${i + 1}`);
+      const reports = await runWorkerProcesses({ boardId, workers, sequence, journalId });
+
+      const final = await board.list();
+      const byId = new Map(final.map((task) => [task.id, task]));
+      const work = final.filter((task) => task.id !== journalId);
+      expect(work).toHaveLength(2000);
+      expect(work.filter((task) => task.state !== "completed")).toEqual([]);
+      // Completed exactly once: each task's single completion names the worker that claimed it,
+      // and the workers' own tallies add up to the board, with no task counted twice.
+      expect(work.filter((task) => task.owner === null || task.metadata["completedBy"] !== task.owner)).toEqual([]);
+      const completedIds = reports.flatMap((report) => Object.values(report.byWorker).flat());
+      expect(completedIds).toHaveLength(2000);
+      expect(new Set(completedIds).size).toBe(2000);
+      expect(reports.filter((report) => report.completed > 0).length).toBeGreaterThan(1);
+      // Never before its blockers: work on a task starts after every blocker's work has ended.
+      const seq = (id: string, key: string) => Number(byId.get(id)?.metadata[key]);
+      const early = tasks.flatMap((task) =>
+        (task.blockedBy ?? []).filter((blocker) => !(seq(task.id, "startedAt") > seq(blocker, "doneAt"))).map((blocker) => `${task.id} before ${blocker}`),
+      );
+      expect(early).toEqual([]);
+      // No update lost: 250 concurrent metadata merges into one task, from 8 processes, all kept.
+      expect(Object.keys(byId.get(journalId)?.metadata ?? {})).toHaveLength(250);
+    } finally {
+      await pool.query(`DROP SEQUENCE IF EXISTS ${pg.escapeIdentifier(sequence)}`);
+      await (board.store as PostgresTaskStore).deleteBoard();
+    }
+  }, 60_000);
+});
