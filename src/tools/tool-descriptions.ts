@@ -11,7 +11,7 @@ export const READ_FILE_DESCRIPTION = [
 
 export const LIST_DIR_DESCRIPTION = [
   'List the files and folders in a workspace folder ("." for the root); folders end with "/".',
-  "Set recursive to true to include everything below it. node_modules and .git are never listed.",
+  "Set recursive to true to include everything below it. node_modules and .git folders are skipped.",
   PATHS,
 ].join(" ");
 
