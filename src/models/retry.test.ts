@@ -22,6 +22,7 @@ describe("retryAfterMs", () => {
     expect(retryAfterMs(new Headers({ "retry-after": "soon" }), now)).toBeUndefined();
     expect(retryAfterMs(new Headers({ "retry-after": "-4" }), now)).toBeUndefined();
     expect(retryAfterMs(undefined, now)).toBeUndefined();
+    expect(retryAfterMs(new Headers({ "retry-after-ms": " ", "retry-after": "2" }), now)).toBe(2_000);
   });
 });
 

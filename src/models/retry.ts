@@ -124,7 +124,7 @@ export type HeaderSource = Headers | Record<string, string | undefined> | null |
 
 /** How long the server asked us to wait, from retry-after-ms or Retry-After (seconds or an HTTP date). */
 export function retryAfterMs(headers: HeaderSource, now = Date.now()): number | undefined {
-  const ms = Number(readHeader(headers, "retry-after-ms") ?? Number.NaN);
+  const ms = Number(readHeader(headers, "retry-after-ms")?.trim() || Number.NaN);
   if (Number.isFinite(ms) && ms >= 0) return ms;
   const value = readHeader(headers, "retry-after")?.trim();
   if (!value) return undefined;
