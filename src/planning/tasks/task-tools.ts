@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineTool, ToolError, type Tool } from "../../core/tool.js";
 import type { TaskBoard } from "./task-board.js";
-import { openBlockers } from "./task-graph.js";
+import { openBlockers, sortIds } from "./task-graph.js";
 import { blockedNote, stateLookup, taskDetailText, taskLine, taskListText, unblockedNote } from "./task-text.js";
 import { TASK_CREATE_DESCRIPTION, TASK_GET_DESCRIPTION, TASK_LIST_DESCRIPTION, TASK_UPDATE_DESCRIPTION } from "./task-tool-descriptions.js";
 import type { Task, TaskChange } from "./task.js";
@@ -62,7 +62,7 @@ export function taskBoardTools(board: TaskBoard): Tool[] {
       if (args.status === "deleted") {
         const before = findTask(await board.list(), args.task_id);
         await board.remove(before.id);
-        const neighbours = [...new Set([...before.blocks, ...before.blockedBy])];
+        const neighbours = sortIds([...before.blocks, ...before.blockedBy]);
         const cleaned = neighbours.length > 0 ? ` Its dependency links with ${neighbours.map((id) => `#${id}`).join(", ")} were removed.` : "";
         return `Deleted task #${before.id}: ${before.subject}.${cleaned}`;
       }
