@@ -26,6 +26,26 @@ export type ScriptedModel = ChatModel & {
  * one token per four characters so token accounting can be exercised without a provider.
  */
 export function scriptedModel(turns: ScriptedTurn[], opts: ScriptedModelOptions = {}): ScriptedModel {
+  return modelFromTurns((index) => {
+    const turn = turns[index];
+    if (turn === undefined) {
+      throw new Error(
+        `scriptedModel has ${turns.length} turn(s) but was called ${index + 1} times; add a turn for call ${index + 1}.`,
+      );
+    }
+    return turn;
+  }, opts);
+}
+
+/**
+ * A deterministic model whose every answer is a function of the request alone, not of how many
+ * calls came before: it picks up correctly after a run is resumed from a checkpoint (the demo's brains).
+ */
+export function reactiveModel(decide: (req: ModelRequest) => ScriptedTurn, opts: ScriptedModelOptions = {}): ScriptedModel {
+  return modelFromTurns(() => decide, { ...opts, id: opts.id ?? "reactive" });
+}
+
+function modelFromTurns(turnAt: (index: number) => ScriptedTurn, opts: ScriptedModelOptions): ScriptedModel {
   const requests: ModelRequest[] = [];
   const chunkSize = opts.streamChunkSize ?? 16;
 
@@ -35,13 +55,7 @@ export function scriptedModel(turns: ScriptedTurn[], opts: ScriptedModelOptions 
     requests.push(copy);
     if (opts.latencyMs) await sleep(opts.latencyMs, req.signal);
     req.signal?.throwIfAborted();
-    const turn = turns[index];
-    if (turn === undefined) {
-      throw new Error(
-        `scriptedModel has ${turns.length} turn(s) but was called ${index + 1} times; add a turn for call ${index + 1}.`,
-      );
-    }
-    const message = toMessage(resolve(turn, structuredClone(copy)), index);
+    const message = toMessage(resolve(turnAt(index), structuredClone(copy)), index);
     const inputChars = JSON.stringify(copy).length;
     const outputChars = JSON.stringify(message).length;
     return { message, usage: { inputTokens: Math.ceil(inputChars / 4), outputTokens: Math.ceil(outputChars / 4) } };

@@ -1,0 +1,195 @@
+import type { ChatModel, ModelRequest } from "../../core/model.js";
+import { reactiveModel, type ScriptedTurn } from "../../models/scripted.js";
+import type { ModelRole, ModelsByRole } from "../strategies.js";
+import type { StrategyName } from "../strategies.js";
+import { readRequest, type RequestFacts } from "./request-reading.js";
+import { filesInListing, REPORT_PATH, reportMarkdown, summarizeRead, type FileSummary } from "./workspace-survey.js";
+
+/**
+ * `--model scripted:demo`: a scripted brain for each strategy and role that does the demo job (survey
+ * the workspace, read its files, write report.md) with the real tools. Each answer is derived from the
+ * request, so a run resumed from a checkpoint picks up where it stopped.
+ */
+export function demoModels(strategy: StrategyName): ModelsByRole {
+  const brains: Partial<Record<ModelRole, (req: ModelRequest) => ScriptedTurn>> = BRAINS[strategy];
+  const models = new Map<ModelRole, ChatModel>();
+  return (role) => {
+    const decide = brains[role];
+    if (!decide) throw new Error(`the ${strategy} demo has no script for the ${role} role`);
+    let model = models.get(role);
+    if (!model) models.set(role, (model = reactiveModel(decide, { id: `scripted:demo/${strategy}/${role}` })));
+    return model;
+  };
+}
+
+const SURVEY = "Survey the workspace";
+const READ = "Read every file";
+const WRITE = `Write ${REPORT_PATH}`;
+
+const listRoot = (): ScriptedTurn => ({ toolCalls: [{ name: "list_dir", arguments: { path: ".", recursive: true } }] });
+
+function readAll(facts: RequestFacts): ScriptedTurn {
+  const files = filesInListing(facts.lastResult("list_dir") ?? "");
+  if (files.length === 0) return { content: "The workspace has no files to read." };
+  return { toolCalls: files.map((path) => ({ name: "read_file", arguments: { path } })) };
+}
+
+function summaries(facts: RequestFacts): FileSummary[] {
+  return facts.results("read_file").map(({ args, text }) => summarizeRead(String(args["path"]), text));
+}
+
+const writeReport = (rows: FileSummary[]): ScriptedTurn => ({
+  toolCalls: [{ name: "write_file", arguments: { path: REPORT_PATH, content: reportMarkdown(rows) } }],
+});
+
+function finalAnswer(rows: readonly FileSummary[]): string {
+  return `I surveyed the workspace, read ${rows.length} file(s) and wrote ${REPORT_PATH} with a line per file.`;
+}
+
+function byTurn(script: ((facts: RequestFacts) => ScriptedTurn)[]): (req: ModelRequest) => ScriptedTurn {
+  return (req) => {
+    const facts = readRequest(req);
+    const step = script[Math.min(facts.turn, script.length - 1)] as (facts: RequestFacts) => ScriptedTurn;
+    return step(facts);
+  };
+}
+
+const notebook = byTurn([
+  () => ({
+    toolCalls: [
+      {
+        name: "create_plan",
+        arguments: {
+          name: "Workspace report",
+          description: "Find out what the workspace holds and write it up in report.md.",
+          expected_outcome: "report.md lists every file with its size and first line.",
+          subtasks: [
+            { name: SURVEY, description: "List every file in the workspace.", expected_outcome: "The list of files." },
+            { name: READ, description: "Read each file found.", expected_outcome: "A summary line per file." },
+            { name: WRITE, description: "Write the summaries to report.md.", expected_outcome: "report.md exists." },
+          ],
+        },
+      },
+    ],
+  }),
+  () => ({ toolCalls: [{ name: "update_subtask_state", arguments: { subtask_idx: 0, state: "in_progress" } }] }),
+  listRoot,
+  (f) => ({
+    toolCalls: [
+      { name: "finish_subtask", arguments: { subtask_idx: 0, subtask_outcome: `Found: ${filesInListing(f.lastResult("list_dir") ?? "").join(", ")}` } },
+    ],
+  }),
+  readAll,
+  (f) => ({ toolCalls: [{ name: "finish_subtask", arguments: { subtask_idx: 1, subtask_outcome: `Read ${summaries(f).length} file(s).` } }] }),
+  (f) => writeReport(summaries(f)),
+  () => ({ toolCalls: [{ name: "finish_subtask", arguments: { subtask_idx: 2, subtask_outcome: `Wrote ${REPORT_PATH}.` } }] }),
+  () => ({ toolCalls: [{ name: "finish_plan", arguments: { state: "done", outcome: `${REPORT_PATH} is written.` } }] }),
+  (f) => finalAnswer(summaries(f)),
+]);
+
+const taskUpdate = (task_id: string, change: Record<string, unknown>): ScriptedTurn => ({
+  toolCalls: [{ name: "TaskUpdate", arguments: { task_id, ...change } }],
+});
+
+const tasks = byTurn([
+  () => ({
+    toolCalls: [SURVEY, READ, WRITE].map((subject) => ({
+      name: "TaskCreate",
+      arguments: { subject, description: `${subject} for the workspace report.` },
+    })),
+  }),
+  () => ({
+    toolCalls: [
+      { name: "TaskUpdate", arguments: { task_id: "2", add_blocked_by: ["1"] } },
+      { name: "TaskUpdate", arguments: { task_id: "3", add_blocked_by: ["2"] } },
+    ],
+  }),
+  () => taskUpdate("1", { status: "in_progress" }),
+  listRoot,
+  () => taskUpdate("1", { status: "completed" }),
+  () => taskUpdate("2", { status: "in_progress" }),
+  readAll,
+  () => taskUpdate("2", { status: "completed" }),
+  () => taskUpdate("3", { status: "in_progress" }),
+  (f) => writeReport(summaries(f)),
+  () => taskUpdate("3", { status: "completed" }),
+  (f) => finalAnswer(summaries(f)),
+]);
+
+const todosAt = (active: number): ScriptedTurn => ({
+  toolCalls: [
+    {
+      name: "write_todos",
+      arguments: {
+        todos: [SURVEY, READ, WRITE].map((content, i) => ({
+          content,
+          status: i < active ? "completed" : i === active ? "in_progress" : "pending",
+        })),
+      },
+    },
+  ],
+});
+
+const todos = byTurn([
+  () => todosAt(0),
+  listRoot,
+  () => todosAt(1),
+  readAll,
+  () => todosAt(2),
+  (f) => writeReport(summaries(f)),
+  () => todosAt(3),
+  (f) => finalAnswer(summaries(f)),
+]);
+
+/** Summaries travel between sub-agents as text: one `- path: N lines; first line: …` line per file. */
+const SUMMARY_LINE = /^- (.+?): (\d+) lines; first line: (.*)$/gm;
+
+function summaryLines(rows: readonly FileSummary[]): string {
+  return ["Files read:", ...rows.map((r) => `- ${r.path}: ${r.lines} lines; first line: ${r.firstLine}`)].join("\n");
+}
+
+function summariesInText(text: string): FileSummary[] {
+  return [...text.matchAll(SUMMARY_LINE)].map((m) => ({ path: m[1] ?? "", lines: Number(m[2]), firstLine: m[3] ?? "" }));
+}
+
+/** An executor sub-agent: reads the files or writes the report, as its step says. */
+function executor(req: ModelRequest): ScriptedTurn {
+  const facts = readRequest(req);
+  const step = /(?:Current step|Your subtask \(\d+ of \d+\)): (.*)/.exec(facts.input)?.[1] ?? "";
+  if (step.startsWith(WRITE)) {
+    if (facts.turn === 0) return writeReport(summariesInText(facts.input));
+    return `Wrote ${REPORT_PATH}.`;
+  }
+  if (facts.turn === 0) return listRoot();
+  if (facts.turn === 1) return readAll(facts);
+  return summaryLines(summaries(facts));
+}
+
+const STEPS = [READ, WRITE];
+
+const planTool = {
+  agent: byTurn([
+    (f) => ({ toolCalls: [{ name: "plan", arguments: { task: f.input } }] }),
+    (f) => `Done: ${f.lastResult("plan")?.split("\n").length ?? 0} line(s) of results; ${REPORT_PATH} is written.`,
+  ]),
+  planner: byTurn([listRoot, () => JSON.stringify({ subtasks: STEPS })]),
+  executor,
+};
+
+const planExecute = {
+  planner: (req: ModelRequest): ScriptedTurn => {
+    const text = req.messages.map((m) => m.content).join("\n");
+    if (!text.includes("Steps done and their results")) return JSON.stringify({ steps: STEPS });
+    if (text.includes("(none)")) return JSON.stringify({ answer: `The workspace is surveyed and ${REPORT_PATH} is written.` });
+    return JSON.stringify({ steps: [WRITE] });
+  },
+  executor,
+};
+
+const BRAINS: Record<StrategyName, Partial<Record<ModelRole, (req: ModelRequest) => ScriptedTurn>>> = {
+  notebook: { agent: notebook },
+  tasks: { agent: tasks },
+  todos: { agent: todos },
+  "plan-tool": planTool,
+  "plan-execute": planExecute,
+};

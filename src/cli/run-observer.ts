@@ -1,0 +1,31 @@
+import type { AgentEvent, AgentEventListener, AgentEventType } from "../core/events.js";
+import type { StrategySession } from "./strategy-session.js";
+
+/** Events after which the plan may look different. */
+const PLAN_EVENTS = new Set<AgentEventType>([
+  "plan-updated",
+  "tasks-updated",
+  "todos-updated",
+  "workflow-planned",
+  "workflow-step-start",
+  "workflow-step-end",
+  "run-start",
+]);
+
+/**
+ * Follows a session: passes every event on, in order, and after each change to the plan adds a
+ * `checklist-updated` event with the plan as it now stands (reading a board may be async, so events
+ * queue behind it to keep their order).
+ */
+export function observeSession(session: StrategySession, listener: AgentEventListener): { off(): void; settled(): Promise<void> } {
+  let queue = Promise.resolve();
+  const off = session.on((event: AgentEvent) => {
+    queue = queue.then(async () => {
+      listener(event);
+      if (!PLAN_EVENTS.has(event.type)) return;
+      const checklist = await session.checklist().catch(() => null);
+      if (checklist) listener({ type: "checklist-updated", agent: event.agent, time: Date.now(), checklist });
+    });
+  });
+  return { off, settled: () => queue };
+}

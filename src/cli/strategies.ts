@@ -1,0 +1,102 @@
+import { Agent, type AgentOptions } from "../core/agent.js";
+import { askUserTool } from "../core/ask-user.js";
+import type { ChatModel } from "../core/model.js";
+import type { PermissionPolicy } from "../core/permissions.js";
+import type { Plugin } from "../core/plugin.js";
+import type { Tool } from "../core/tool.js";
+import { PlanNotebook } from "../planning/notebook/plan-notebook.js";
+import { TaskBoard } from "../planning/tasks/task-board.js";
+import type { TaskStore } from "../planning/tasks/task-store.js";
+import { todoList } from "../planning/todos/todo-list.js";
+import { PlanAndExecute } from "../planning/workflows/plan-and-execute.js";
+import { PlanTool } from "../planning/workflows/plan-tool.js";
+import type { SqliteDatabase } from "../stores/sqlite-database.js";
+import { SqlitePlanStorage } from "../stores/sqlite-plan-storage.js";
+import { AgentSession } from "./agent-session.js";
+import { planChecklist, tasksChecklist, todosChecklist } from "./checklist.js";
+import { CliError } from "./cli-error.js";
+import type { StrategySession } from "./strategy-session.js";
+import { WorkflowProgress } from "./workflow-progress.js";
+import { WorkflowSession } from "./workflow-session.js";
+
+export const STRATEGIES = ["notebook", "tasks", "todos", "plan-tool", "plan-execute"] as const;
+export type StrategyName = (typeof STRATEGIES)[number];
+
+/** The part a model plays in a strategy; a real model plays them all, the offline demo has a script for each. */
+export type ModelRole = "agent" | "planner" | "executor" | "replanner";
+export type ModelsByRole = (role: ModelRole) => ChatModel;
+
+export type StrategyContext = {
+  runId: string;
+  models: ModelsByRole;
+  /** The workspace tools (read-only and write). */
+  tools: Tool[];
+  /** The embedded SQLite file: plans live there. */
+  db: SqliteDatabase;
+  /** Where the board lives: the SQLite file by default, PostgreSQL with --store. */
+  taskStore: () => TaskStore;
+  permissions?: PermissionPolicy;
+  maxSteps?: number;
+};
+
+const SYSTEM_PROMPT = `You are Stepwise, an agent that carries out tasks in a workspace folder with the tools you are given.
+Work step by step, keep your plan up to date as you go, and finish with a short answer for the user that says
+what you did and where the results are.`;
+
+export function parseStrategy(name: string): StrategyName {
+  if ((STRATEGIES as readonly string[]).includes(name)) return name as StrategyName;
+  throw new CliError(`unknown strategy "${name}"; use one of: ${STRATEGIES.join(", ")}`);
+}
+
+export function createSession(strategy: StrategyName, ctx: StrategyContext): StrategySession {
+  const agentOptions = (plugins: Plugin[], tools: Tool[]): AgentOptions => ({
+    name: strategy,
+    systemPrompt: SYSTEM_PROMPT,
+    model: ctx.models("agent"),
+    tools: [...tools, askUserTool()],
+    plugins,
+    ...(ctx.permissions ? { permissions: ctx.permissions } : {}),
+    ...(ctx.maxSteps ? { maxSteps: ctx.maxSteps } : {}),
+  });
+  switch (strategy) {
+    case "notebook": {
+      const notebook = new PlanNotebook({ storage: new SqlitePlanStorage(ctx.db, { scope: ctx.runId }) });
+      const agent = new Agent(agentOptions([notebook], ctx.tools));
+      return new AgentSession(strategy, agent, async () => planChecklist(notebook.currentPlan));
+    }
+    case "tasks": {
+      const board = new TaskBoard({ store: ctx.taskStore(), agentName: strategy });
+      const agent = new Agent(agentOptions([board], ctx.tools));
+      return new AgentSession(strategy, agent, async () => tasksChecklist(await board.list()), () => board.store.close());
+    }
+    case "todos": {
+      const todos = todoList();
+      const agent = new Agent(agentOptions([todos], ctx.tools));
+      return new AgentSession(strategy, agent, async () => todosChecklist(todos.todos));
+    }
+    case "plan-tool": {
+      const planTool = new PlanTool({
+        model: ctx.models("agent"),
+        plannerModel: ctx.models("planner"),
+        executorModel: ctx.models("executor"),
+        tools: ctx.tools,
+      });
+      const agent = new Agent(agentOptions([planTool], ctx.tools));
+      // The plan tool's workflow events reach the agent it is attached to.
+      const progress = new WorkflowProgress();
+      agent.on(progress.observe);
+      return new AgentSession(strategy, agent, async () => progress.checklist());
+    }
+    case "plan-execute":
+      return new WorkflowSession(
+        strategy,
+        (onEvent) =>
+          new PlanAndExecute({
+            model: ctx.models("planner"),
+            executorModel: ctx.models("executor"),
+            tools: ctx.tools,
+            onEvent,
+          }),
+      );
+  }
+}

@@ -1,0 +1,28 @@
+import type { ApprovalDecisions, PendingCall } from "../core/approval.js";
+import type { AgentEventListener } from "../core/events.js";
+import type { StopReason } from "../core/run-result.js";
+import type { Checklist } from "./checklist.js";
+
+export type SessionOutcome = { text: string; stopReason: StopReason; pending?: PendingCall[] };
+
+/**
+ * One strategy, ready to run a task in the CLI: an agent with a planning plugin, or a
+ * plan-then-execute workflow. The CLI only talks to this, whatever the strategy.
+ */
+export interface StrategySession {
+  readonly strategy: string;
+  on(listener: AgentEventListener): () => void;
+  run(task: string, signal: AbortSignal): Promise<SessionOutcome>;
+  /** Goes on from the restored checkpoint (a killed or stopped run). */
+  continue(task: string, signal: AbortSignal): Promise<SessionOutcome>;
+  /** Applies the user's decisions to a run that stopped awaiting approval, and goes on. */
+  resume(decisions: ApprovalDecisions, signal: AbortSignal): Promise<SessionOutcome>;
+  /** Calls waiting for the user's decision (after a restore, too). */
+  pending(): PendingCall[];
+  /** Plain JSON to save after each turn; `restore` takes it back in a later process. */
+  checkpoint(): unknown;
+  restore(checkpoint: unknown): void;
+  /** The plan as it stands, for the live view. */
+  checklist(): Promise<Checklist | null>;
+  close(): Promise<void>;
+}
