@@ -3,9 +3,11 @@ import type { Benchmark, BenchFigure } from "./figure.js";
 import { longRunBenchmark } from "./long-run.js";
 import { todoContextBenchmark } from "./todo-context.js";
 import { planNotebookPromptsBenchmark } from "./plan-notebook-prompts.js";
+import { compilerDagBenchmark } from "./compiler-dag.js";
+import { boardClaimsBenchmark } from "./board-claims.js";
 
 // Each benchmark module adds itself here.
-const benchmarks: Benchmark[] = [todoContextBenchmark, planNotebookPromptsBenchmark, longRunBenchmark];
+const benchmarks: Benchmark[] = [todoContextBenchmark, planNotebookPromptsBenchmark, longRunBenchmark, boardClaimsBenchmark];
 
 const args = process.argv.slice(2);
 const json = args.includes("--json");

@@ -1,0 +1,50 @@
+// Claims on one shared PostgreSQL task board: 8 workers, each with its own connection pool as a
+// separate process would have, drain 2,000 tasks with dependencies. Reports claim throughput and
+// how many tasks were handed out more than once (the contract says 0).
+import pg from "pg";
+import { TaskBoard } from "../src/planning/tasks/task-board.js";
+import { runWorkerPool } from "../src/planning/tasks/worker-pool.js";
+import { PostgresTaskStore } from "../src/stores/postgres-task-store.js";
+import { dependentTasks, TEST_DATABASE_URL, uniqueBoardId } from "../src/stores/test-support/shared-board-workload.js";
+import type { Benchmark, BenchFigure } from "./figure.js";
+
+const TASKS = 2000;
+const WORKERS = 8;
+
+export const boardClaimsBenchmark: Benchmark = {
+  name: "board-claims",
+  async run(): Promise<BenchFigure[]> {
+    const boardId = uniqueBoardId("bench");
+    const pools = Array.from({ length: WORKERS }, () => new pg.Pool({ connectionString: TEST_DATABASE_URL, max: 2 }));
+    const boards = pools.map((pool) => new TaskBoard({ store: new PostgresTaskStore({ boardId, pool }) }));
+    const seeder = boards[0] as TaskBoard;
+    try {
+      await seeder.import(dependentTasks(TASKS));
+      const claims = new Map<string, number>();
+      const started = performance.now();
+      await Promise.all(
+        boards.map((board, index) =>
+          runWorkerPool({
+            board,
+            workers: [`bench-${index + 1}`],
+            idleWaitMs: 5,
+            work: async (task) => {
+              claims.set(task.id, (claims.get(task.id) ?? 0) + 1);
+            },
+          }),
+        ),
+      );
+      const seconds = (performance.now() - started) / 1000;
+      const total = [...claims.values()].reduce((sum, n) => sum + n, 0);
+      const left = (await seeder.counts()).pending;
+      if (claims.size !== TASKS || left !== 0) throw new Error(`board-claims: ${claims.size} of ${TASKS} tasks claimed, ${left} left pending`);
+      return [
+        { bench: "board-claims", metric: "claims_per_second", value: Math.round(total / seconds) },
+        { bench: "board-claims", metric: "double_claims", value: total - claims.size },
+      ];
+    } finally {
+      await (seeder.store as PostgresTaskStore).deleteBoard().catch(() => undefined);
+      await Promise.all(pools.map((pool) => pool.end()));
+    }
+  },
+};
