@@ -7,7 +7,7 @@ import { compilerDagBenchmark } from "./compiler-dag.js";
 import { boardClaimsBenchmark } from "./board-claims.js";
 
 // Each benchmark module adds itself here.
-const benchmarks: Benchmark[] = [todoContextBenchmark, planNotebookPromptsBenchmark, longRunBenchmark, boardClaimsBenchmark];
+const benchmarks: Benchmark[] = [todoContextBenchmark, planNotebookPromptsBenchmark, longRunBenchmark, boardClaimsBenchmark, compilerDagBenchmark];
 
 const args = process.argv.slice(2);
 const json = args.includes("--json");

@@ -1,0 +1,142 @@
+// The LLM compiler on simulated tools with fixed latencies: how close its schedule comes to the
+// critical path, what parallel lookups gain over one-by-one execution, and how soon a streamed task starts.
+import { z } from "zod";
+import type { ChatModel, ModelStreamPart } from "../src/core/model.js";
+import { defineTool, type Tool } from "../src/core/tool.js";
+import { scriptedModel } from "../src/models/scripted.js";
+import { LLMCompiler } from "../src/planning/workflows/llm-compiler.js";
+import type { Benchmark, BenchFigure } from "./figure.js";
+
+const LATENCIES_MS = [10, 20, 30];
+const DAG_SIZES = [10, 25, 50, 75, 100, 150, 200];
+const LOOKUP_MS = 20;
+const PLANNER_LINE_MS = 20;
+
+type SimulatedTask = { id: number; latency: number; deps: number[] };
+
+export const compilerDagBenchmark: Benchmark = {
+  name: "compiler-dag",
+  async run(): Promise<BenchFigure[]> {
+    const figure = (metric: string, value: number): BenchFigure => ({ bench: "compiler-dag", metric, value: Math.round(value * 1000) / 1000 });
+    return [
+      figure("makespan_over_critical_path", await worstMakespanRatio()),
+      figure("speedup_parallel_lookups", await parallelLookupSpeedup()),
+      figure("first_task_start_ms", await firstTaskStart()),
+    ];
+  },
+};
+
+/** Random DAGs of 10 to 200 tasks: the worst ratio of the compiler's makespan to the DAG's critical path. */
+async function worstMakespanRatio(): Promise<number> {
+  const random = mulberry32(6);
+  let worst = 0;
+  for (const size of DAG_SIZES) {
+    const tasks = randomDag(size, random);
+    let lastEnd = 0;
+    const tools = LATENCIES_MS.map((latency) => simulatedTool(`sim_${latency}`, latency, () => (lastEnd = performance.now())));
+    const plan = tasks
+      .map((t) => JSON.stringify({ id: t.id, tool: `sim_${t.latency}`, args: { input: t.deps.map((d) => `$${d}`).join(" ") || "start" } }))
+      .join("\n");
+    const compiler = new LLMCompiler({ model: scriptedModel([plan]), joinerModel: scriptedModel([finishReply]), tools });
+    const started = performance.now();
+    await compiler.run("simulated DAG");
+    worst = Math.max(worst, (lastEnd - started) / criticalPath(tasks));
+  }
+  return worst;
+}
+
+/** The paper's parallel setting: 8 independent lookups then a join, against the same tasks one at a time. */
+async function parallelLookupSpeedup(): Promise<number> {
+  const plan = Array.from({ length: 8 }, (_, i) => JSON.stringify({ id: i + 1, tool: "lookup", args: { input: `entity ${i + 1}` } })).join("\n");
+  const timed = async (maxParallel?: number) => {
+    const compiler = new LLMCompiler({
+      model: scriptedModel([plan]),
+      joinerModel: scriptedModel([finishReply]),
+      tools: [simulatedTool("lookup", LOOKUP_MS, () => {})],
+      ...(maxParallel ? { maxParallel } : {}),
+    });
+    const started = performance.now();
+    await compiler.run("look up eight entities");
+    return performance.now() - started;
+  };
+  const sequential = await timed(1);
+  const parallel = await timed();
+  return sequential / parallel;
+}
+
+/** From the moment the planner's stream completes the first task line to that task starting (worst of 5). */
+async function firstTaskStart(): Promise<number> {
+  let worst = 0;
+  for (let run = 0; run < 5; run++) {
+    let lineDone = 0;
+    let taskStarted = 0;
+    const lines = Array.from({ length: 4 }, (_, i) => `${JSON.stringify({ id: i + 1, tool: "lookup", args: { input: `q${i}` } })}\n`);
+    const planner: ChatModel = {
+      id: "streaming-planner",
+      generate: () => Promise.reject(new Error("this planner only streams")),
+      async *stream(): AsyncIterable<ModelStreamPart> {
+        for (const [index, line] of lines.entries()) {
+          await sleep(PLANNER_LINE_MS);
+          const half = Math.floor(line.length / 2);
+          yield { type: "text-delta", text: line.slice(0, half) };
+          if (index === 0) lineDone = performance.now();
+          yield { type: "text-delta", text: line.slice(half) };
+        }
+        yield { type: "response", response: { message: { role: "assistant", content: lines.join("") } } };
+      },
+    };
+    const lookup = simulatedTool("lookup", LOOKUP_MS, () => {}, () => (taskStarted ||= performance.now()));
+    await new LLMCompiler({ model: planner, joinerModel: scriptedModel([finishReply]), tools: [lookup] }).run("stream a plan");
+    worst = Math.max(worst, taskStarted - lineDone);
+  }
+  return worst;
+}
+
+const finishReply = JSON.stringify({ action: "finish", answer: "done" });
+
+function simulatedTool(name: string, latency: number, onEnd: () => void, onStart: () => void = () => {}): Tool {
+  return defineTool({
+    name,
+    description: `A simulated tool that answers after ${latency} ms.`,
+    parameters: z.object({ input: z.string() }),
+    readOnly: true,
+    execute: async ({ input }) => {
+      onStart();
+      await sleep(latency);
+      onEnd();
+      return `${name}:${input.length}`;
+    },
+  });
+}
+
+/** Each task depends on up to three random earlier tasks, so depth and width vary from DAG to DAG. */
+function randomDag(size: number, random: () => number): SimulatedTask[] {
+  const tasks: SimulatedTask[] = [];
+  for (let id = 1; id <= size; id++) {
+    const deps = new Set<number>();
+    const count = id === 1 ? 0 : Math.floor(random() * 4);
+    for (let k = 0; k < count; k++) deps.add(1 + Math.floor(random() * (id - 1)));
+    tasks.push({ id, latency: LATENCIES_MS[Math.floor(random() * LATENCIES_MS.length)] as number, deps: [...deps] });
+  }
+  return tasks;
+}
+
+function criticalPath(tasks: readonly SimulatedTask[]): number {
+  const finish = new Map<number, number>();
+  for (const task of tasks) finish.set(task.id, task.latency + Math.max(0, ...task.deps.map((d) => finish.get(d) ?? 0)));
+  return Math.max(...finish.values());
+}
+
+function mulberry32(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
