@@ -19,4 +19,10 @@ declare module "../../core/events.js" {
   }
 }
 
-export {};
+/** The events the workflows add to the agent event stream. */
+export type WorkflowEventType =
+  | "workflow-planned"
+  | "workflow-step-start"
+  | "workflow-step-end"
+  | "workflow-history-summarized"
+  | "workflow-finished";
