@@ -48,7 +48,8 @@ export async function runWorkerProcesses(opts: {
       (worker) =>
         new Promise<WorkerPoolReport>((resolve, reject) => {
           const args = [WORKER_SCRIPT, TEST_DATABASE_URL, opts.boardId, worker, opts.sequence, ...(opts.journalId ? [opts.journalId] : [])];
-          const child = spawn(TSX, args, { stdio: ["ignore", "pipe", "pipe"] });
+          // The timeout ends a stuck worker so a failing run never leaves processes behind.
+          const child = spawn(TSX, args, { stdio: ["ignore", "pipe", "pipe"], timeout: 55_000 });
           let out = "";
           let err = "";
           child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
