@@ -1,0 +1,91 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { freshHome, runCli } from "./cli-harness.js";
+
+function workspace(home: string): string {
+  const dir = join(home, "ws");
+  mkdirSync(join(dir, "docs"), { recursive: true });
+  writeFileSync(join(dir, "docs", "a.md"), "# Alpha\nline two\n");
+  writeFileSync(join(dir, "b.txt"), "bravo\n");
+  return dir;
+}
+
+describe("stepwise demo", () => {
+  it("runs every strategy offline and each writes its report", async () => {
+    const result = await runCli(["demo"]);
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    for (const strategy of ["notebook", "tasks", "todos", "plan-tool", "plan-execute"]) {
+      expect(result.stdout).toContain(`=== ${strategy} ===`);
+    }
+    expect(result.stdout.match(/\| notes\/risks\.md \| 5 \| Risks \|/g)).toHaveLength(5);
+  });
+});
+
+describe("stepwise run", () => {
+  it.each(["notebook", "tasks", "todos", "plan-tool", "plan-execute"])("does the job with the %s strategy", async (strategy) => {
+    const home = freshHome();
+    const ws = workspace(home);
+    const result = await runCli(["run", "Write a report", "--strategy", strategy, "--model", "scripted:demo", "--workspace", ws], { home });
+    expect(result.code, result.stderr).toBe(0);
+    const report = readFileSync(join(ws, "report.md"), "utf8");
+    expect(report).toContain("| docs/a.md | 2 | Alpha |");
+    expect(report).toContain("| b.txt | 1 | bravo |");
+  });
+
+  it("prints a plain log when stdout is not a terminal", async () => {
+    const home = freshHome();
+    const result = await runCli(["run", "Report", "--model", "scripted:demo", "--workspace", workspace(home)], { home });
+    expect(result.stdout).toMatch(/^plan: Workspace report 1\/3 done; now: Read every file$/m);
+    expect(result.stdout).toMatch(/^· write_file \{"path":"report.md"/m);
+    expect(result.stdout).not.toContain("\x1b[");
+  });
+
+  it.each([
+    [["run", "x", "--strategy", "magic"], /option '-s, --strategy <name>' argument 'magic' is invalid. Allowed choices are notebook, tasks/],
+    [["run", "x", "--model", "nope:model"], /Unknown model provider "nope"/],
+    [["run", "x", "--model", "openai:gpt-4o-mini"], /OPENAI_API_KEY/],
+    [["run", "x", "--model", "scripted:other"], /unknown scripted model "scripted:other"/],
+    [["run", "x", "--model", "scripted:demo", "--workspace", "/no/such/dir"], /workspace \/no\/such\/dir does not exist/],
+    [["run", "x", "--max-steps", "0"], /expected a whole number of at least 1/],
+    [["run", "--model", "scripted:demo"], /a task is required/],
+    [["frobnicate"], /unknown command 'frobnicate'/],
+  ])("refuses %j with one readable line and a non-zero exit", async (args, message) => {
+    const result = await runCli(args);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr.trim().split("\n")).toHaveLength(1);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it("reports an unreachable PostgreSQL board in one line", async () => {
+    const home = freshHome();
+    const args = ["run", "x", "--strategy", "tasks", "--model", "scripted:demo", "--workspace", workspace(home)];
+    const result = await runCli([...args, "--store", "postgres://someone:secret@127.0.0.1:1/none"], { home });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^stepwise: cannot reach the task store postgres:\/\/someone:\*\*\*@127\.0\.0\.1:1\/none: /);
+    expect(result.stderr).not.toContain("secret");
+  });
+
+  it("stops at --max-steps with state saved, and --resume finishes the run without redoing steps", async () => {
+    const home = freshHome();
+    const ws = workspace(home);
+    const first = await runCli(["run", "Report", "--model", "scripted:demo", "--workspace", ws, "--max-steps", "4"], { home });
+    expect(first.code).toBe(3);
+    expect(first.stdout).toContain("stopped at the step limit; state saved");
+    expect(existsSync(join(ws, "report.md"))).toBe(false);
+
+    const second = await runCli(["run", "--resume", "--workspace", ws], { home });
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toMatch(/^resuming run /m);
+    // The plan was created once, in the first run; the resumed run never creates it again.
+    expect(second.stdout).not.toContain("create_plan");
+    expect(second.stdout).toContain("I surveyed the workspace");
+    expect(readFileSync(join(ws, "report.md"), "utf8")).toContain("| b.txt | 1 | bravo |");
+
+    const third = await runCli(["run", "--resume", "--workspace", ws], { home });
+    expect(third.code).toBe(2);
+    expect(third.stderr).toMatch(/already finished; nothing to resume/);
+  });
+});
