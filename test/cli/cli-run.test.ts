@@ -89,3 +89,58 @@ describe("stepwise run", () => {
     expect(third.stderr).toMatch(/already finished; nothing to resume/);
   });
 });
+
+describe("stepwise run --approval", () => {
+  it("asks before the plan and each write; approves from scripted input", async () => {
+    const home = freshHome();
+    const ws = workspace(home);
+    const result = await runCli(["run", "Report", "--model", "scripted:demo", "--workspace", ws, "--approval", "all"], {
+      home,
+      input: "a\na\n",
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain("The agent wants to call create_plan with:");
+    expect(result.stdout).toContain("The agent wants to call write_file with:");
+    expect(readFileSync(join(ws, "report.md"), "utf8")).toContain("| b.txt |");
+  });
+
+  it("tells the model a rejection's reason and never runs the call", async () => {
+    const home = freshHome();
+    const ws = workspace(home);
+    const result = await runCli(["run", "Report", "--model", "scripted:demo", "--workspace", ws, "--approval", "writes"], {
+      home,
+      input: "r not now, thanks\n",
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/write_file .*→ The user rejected this call: not now, thanks/);
+    expect(existsSync(join(ws, "report.md"))).toBe(false);
+  });
+
+  it("runs the plan as edited in $EDITOR", async () => {
+    const home = freshHome();
+    const ws = workspace(home);
+    const editor = join(home, "edit-plan.sh");
+    writeFileSync(editor, `#!/bin/sh\nsed -i 's/"Workspace report"/"Edited report plan"/' "$1"\n`, { mode: 0o755 });
+    const result = await runCli(["run", "Report", "--model", "scripted:demo", "--workspace", ws, "--approval", "plan"], {
+      home,
+      input: "e\n",
+      env: { EDITOR: editor },
+    });
+    expect(result.code, result.stderr).toBe(0);
+    // The edited plan is the one that ran to the end (the model being told is covered in core's tests).
+    expect(result.stdout).toMatch(/^plan: Edited report plan 3\/3 done$/m);
+    expect(result.stdout).not.toMatch(/^plan: Workspace report/m);
+  });
+
+  it("stays paused with state saved when nobody answers, and --resume asks again", async () => {
+    const home = freshHome();
+    const ws = workspace(home);
+    const paused = await runCli(["run", "Report", "--model", "scripted:demo", "--workspace", ws, "--approval", "writes"], { home });
+    expect(paused.code).toBe(3);
+    expect(paused.stdout).toContain("waiting for approval of: write_file; state saved.");
+    const resumed = await runCli(["run", "--resume", "--workspace", ws, "--approval", "writes"], { home, input: "approve\n" });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stdout).toContain("The agent wants to call write_file with:");
+    expect(readFileSync(join(ws, "report.md"), "utf8")).toContain("| docs/a.md |");
+  });
+});
