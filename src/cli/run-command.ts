@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
+import type { ApprovalDecisions } from "../core/approval.js";
 import type { AgentEvent } from "../core/events.js";
 import { openSqliteDatabase } from "../stores/sqlite-database.js";
 import { SqliteRunLog } from "../stores/sqlite-run-log.js";
@@ -38,6 +39,8 @@ export type RunIO = {
   stderr: NodeJS.WritableStream;
   /** Asks the user about pending calls; absent when nobody can answer. */
   prompter?: DecisionPrompter;
+  /** Stops the run after the current step, state saved (the viewer shutting down). */
+  signal?: AbortSignal;
 };
 
 const STATUS_BY_STOP: Record<SessionOutcome["stopReason"], RunStatus> = {
@@ -46,6 +49,9 @@ const STATUS_BY_STOP: Record<SessionOutcome["stopReason"], RunStatus> = {
   aborted: "aborted",
   "awaiting-approval": "awaiting-approval",
 };
+
+/** How a run was started, kept with it so that another process (the viewer) can rebuild its session. */
+export type RunSettings = { workspace: string; approval: ApprovalMode; store?: string; board?: string; maxSteps?: number };
 
 /** `stepwise run`: one task, one strategy, in a workspace; every event and checkpoint goes to the store. */
 export async function runCommand(task: string | undefined, opts: RunCommandOptions, io: RunIO): Promise<number> {
@@ -57,25 +63,71 @@ export async function runCommand(task: string | undefined, opts: RunCommandOptio
     const approval = parseApprovalMode(opts.approval ?? "none");
     const theTask = previous?.task ?? task;
     if (!theTask) throw new CliError('a task is required: stepwise run "<task>" (or --resume to continue the last run)');
-    const workspace = checkWorkspace(opts.workspace);
-    const runId = previous?.id ?? randomUUID();
-    const session = await openSession(strategy, { modelSpec, runId, workspace, approval, opts });
+    const settings: RunSettings = {
+      workspace: checkWorkspace(opts.workspace),
+      approval,
+      ...(opts.store !== undefined ? { store: opts.store } : {}),
+      ...(opts.board !== undefined ? { board: opts.board } : {}),
+      ...(opts.maxSteps ? { maxSteps: opts.maxSteps } : {}),
+    };
+    if (previous) return await continueRun(previous, settings, { log, database: opts.database, io });
+    const runId = randomUUID();
+    const session = await openSession(strategy, { modelSpec, runId, settings, database: opts.database });
     try {
-      if (previous) {
-        const checkpoint = log.loadCheckpoint(runId);
-        if (checkpoint !== undefined) session.restore(checkpoint);
-        log.updateRun(runId, { status: "running" });
-        io.stdout.write(`resuming run ${runId} (${strategy}): ${theTask}\n`);
-      } else {
-        log.createRun({ id: runId, task: theTask, strategy, model: modelSpec });
-        io.stdout.write(`run ${runId} (${strategy}): ${theTask}\n`);
-      }
-      return await drive(session, { runId, task: theTask, resume: Boolean(previous), log, io });
+      log.createRun({ id: runId, task: theTask, strategy, model: modelSpec });
+      log.saveSettings(runId, settings);
+      io.stdout.write(`run ${runId} (${strategy}): ${theTask}\n`);
+      return await drive(session, { runId, task: theTask, resume: false, log, io });
     } finally {
       await session.close();
     }
   } finally {
     log.close();
+  }
+}
+
+/**
+ * Continues a run paused for approval with the user's decisions, from its saved state and with the
+ * settings it was started with: what the viewer's buttons do. Events and checkpoints are logged as
+ * in the terminal; a call that asks again leaves the run paused.
+ */
+export async function resumeRun(runId: string, decisions: ApprovalDecisions, database: string, io: RunIO): Promise<number> {
+  const log = new SqliteRunLog(database);
+  try {
+    const run = log.getRun(runId);
+    if (!run) throw new CliError(`there is no run ${runId} in this store`);
+    if (run.status !== "awaiting-approval") throw new CliError(`run ${runId} is ${run.status}, not waiting for approval`);
+    const settings = log.loadSettings(runId) as RunSettings | undefined;
+    if (!settings) throw new CliError(`run ${runId} has no saved settings; continue it in a terminal with stepwise run --resume`);
+    return await continueRun(run, settings, { log, database, io, decisions });
+  } finally {
+    log.close();
+  }
+}
+
+/** Rebuilds a run's session from its checkpoint and drives it on (`--resume`, or a decision from the viewer). */
+async function continueRun(
+  run: RunRecord,
+  settings: RunSettings,
+  ctx: { log: SqliteRunLog; database: string; io: RunIO; decisions?: ApprovalDecisions },
+): Promise<number> {
+  const strategy = parseStrategy(run.strategy);
+  const session = await openSession(strategy, { modelSpec: run.model, runId: run.id, settings, database: ctx.database });
+  try {
+    const checkpoint = ctx.log.loadCheckpoint(run.id);
+    if (checkpoint !== undefined) session.restore(checkpoint);
+    ctx.log.updateRun(run.id, { status: "running" });
+    ctx.io.stdout.write(`resuming run ${run.id} (${strategy}): ${run.task}\n`);
+    return await drive(session, {
+      runId: run.id,
+      task: run.task,
+      resume: true,
+      log: ctx.log,
+      io: ctx.io,
+      ...(ctx.decisions ? { decisions: ctx.decisions } : {}),
+    });
+  } finally {
+    await session.close();
   }
 }
 
@@ -100,23 +152,24 @@ function checkWorkspace(path: string): string {
 
 async function openSession(
   strategy: StrategyName,
-  args: { modelSpec: string; runId: string; workspace: string; approval: ApprovalMode; opts: RunCommandOptions },
+  args: { modelSpec: string; runId: string; settings: RunSettings; database: string },
 ): Promise<StrategySession> {
+  const { settings } = args;
   const models = modelsFor(args.modelSpec, strategy);
-  const db = openSqliteDatabase(args.opts.database);
-  const boardId = args.opts.board ?? args.runId;
-  const taskStore = taskStoreFor(args.opts.store, db, boardId);
-  if (strategy === "tasks") await checkTaskStore(taskStore, args.opts.store);
+  const db = openSqliteDatabase(args.database);
+  const boardId = settings.board ?? args.runId;
+  const taskStore = taskStoreFor(settings.store, db, boardId);
+  if (strategy === "tasks") await checkTaskStore(taskStore, settings.store);
   else await taskStore.close();
-  const permissions = approvalPolicy(args.approval);
+  const permissions = approvalPolicy(settings.approval);
   const session = createSession(strategy, {
     runId: args.runId,
     models,
-    tools: workspaceTools(args.workspace),
+    tools: workspaceTools(settings.workspace),
     db,
     taskStore: () => taskStore,
     ...(permissions ? { permissions } : {}),
-    ...(args.opts.maxSteps ? { maxSteps: args.opts.maxSteps } : {}),
+    ...(settings.maxSteps ? { maxSteps: settings.maxSteps } : {}),
   });
   const close = session.close.bind(session);
   session.close = async () => {
@@ -126,7 +179,15 @@ async function openSession(
   return session;
 }
 
-type DriveContext = { runId: string; task: string; resume: boolean; log: SqliteRunLog; io: RunIO };
+type DriveContext = {
+  runId: string;
+  task: string;
+  resume: boolean;
+  log: SqliteRunLog;
+  io: RunIO;
+  /** Decisions for the calls the restored run waits on (from the viewer); otherwise the prompter asks. */
+  decisions?: ApprovalDecisions;
+};
 
 /** Runs the session to its end: records, draws, pauses for approval, stops cleanly on Ctrl-C. */
 async function drive(session: StrategySession, ctx: DriveContext): Promise<number> {
@@ -146,11 +207,15 @@ async function drive(session: StrategySession, ctx: DriveContext): Promise<numbe
     controller.abort();
   };
   process.on("SIGINT", onInterrupt);
+  const stopFromOutside = () => controller.abort();
+  io.signal?.addEventListener("abort", stopFromOutside, { once: true });
   try {
     const waiting = session.pending();
     let outcome: SessionOutcome =
       waiting.length > 0
-        ? { text: "", stopReason: "awaiting-approval", pending: waiting }
+        ? ctx.decisions
+          ? await session.resume(ctx.decisions, controller.signal)
+          : { text: "", stopReason: "awaiting-approval", pending: waiting }
         : ctx.resume
           ? await session.continue(ctx.task, controller.signal)
           : await session.run(ctx.task, controller.signal);
@@ -174,6 +239,7 @@ async function drive(session: StrategySession, ctx: DriveContext): Promise<numbe
   } finally {
     observer.off();
     process.off("SIGINT", onInterrupt);
+    io.signal?.removeEventListener("abort", stopFromOutside);
   }
 }
 

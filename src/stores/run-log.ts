@@ -33,5 +33,8 @@ export interface RunLog {
   /** Replaces the run's checkpoint (the agent state to resume from). */
   saveCheckpoint(runId: string, state: unknown): void;
   loadCheckpoint(runId: string): unknown;
+  /** How the run was started (its workspace, options), so another process can rebuild it. */
+  saveSettings(runId: string, settings: unknown): void;
+  loadSettings(runId: string): unknown;
   close(): void;
 }

@@ -21,6 +21,7 @@ describe("SqliteRunLog", () => {
     log.saveCheckpoint("r1", { version: 1, memory: [] });
     log.saveCheckpoint("r1", { version: 1, memory: [{ role: "user", content: "x" }] });
     log.updateRun("r1", { status: "finished", answer: "done" });
+    log.saveSettings("r1", { workspace: "/tmp/w", approval: "plan" });
     log.close();
 
     const reopened = new SqliteRunLog(file);
@@ -33,6 +34,8 @@ describe("SqliteRunLog", () => {
     expect(reopened.events("r1", 1).map((e) => e.seq)).toEqual([2]);
     expect(reopened.loadCheckpoint("r1")).toEqual({ version: 1, memory: [{ role: "user", content: "x" }] });
     expect(reopened.loadCheckpoint("r2")).toBeUndefined();
+    expect(reopened.loadSettings("r1")).toEqual({ workspace: "/tmp/w", approval: "plan" });
+    expect(reopened.loadSettings("r2")).toBeUndefined();
     expect(() => reopened.updateRun("nope", { status: "failed" })).toThrow(/No run with id "nope"/);
     reopened.close();
   });

@@ -24,6 +24,10 @@ CREATE TABLE IF NOT EXISTS run_checkpoints (
   state TEXT NOT NULL,
   saved_at TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS run_settings (
+  run_id TEXT PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+  settings TEXT NOT NULL
+);
 `;
 
 type RunRow = {
@@ -105,6 +109,17 @@ export class SqliteRunLog implements RunLog {
   loadCheckpoint(runId: string): unknown {
     const row = this.#db.prepare("SELECT state FROM run_checkpoints WHERE run_id = ?").get(runId) as { state: string } | undefined;
     return row ? (JSON.parse(row.state) as unknown) : undefined;
+  }
+
+  saveSettings(runId: string, settings: unknown): void {
+    this.#db
+      .prepare("INSERT INTO run_settings (run_id, settings) VALUES (?, ?) ON CONFLICT(run_id) DO UPDATE SET settings = excluded.settings")
+      .run(runId, JSON.stringify(settings));
+  }
+
+  loadSettings(runId: string): unknown {
+    const row = this.#db.prepare("SELECT settings FROM run_settings WHERE run_id = ?").get(runId) as { settings: string } | undefined;
+    return row ? (JSON.parse(row.settings) as unknown) : undefined;
   }
 
   close(): void {

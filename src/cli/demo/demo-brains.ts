@@ -10,14 +10,14 @@ import { filesInListing, REPORT_PATH, reportMarkdown, summarizeRead, type FileSu
  * the workspace, read its files, write report.md) with the real tools. Each answer is derived from the
  * request, so a run resumed from a checkpoint picks up where it stopped.
  */
-export function demoModels(strategy: StrategyName): ModelsByRole {
+export function demoModels(strategy: StrategyName, opts: { latencyMs?: number } = {}): ModelsByRole {
   const brains: Partial<Record<ModelRole, (req: ModelRequest) => ScriptedTurn>> = BRAINS[strategy];
   const models = new Map<ModelRole, ChatModel>();
   return (role) => {
     const decide = brains[role];
     if (!decide) throw new Error(`the ${strategy} demo has no script for the ${role} role`);
     let model = models.get(role);
-    if (!model) models.set(role, (model = reactiveModel(decide, { id: `scripted:demo/${strategy}/${role}` })));
+    if (!model) models.set(role, (model = reactiveModel(decide, { id: `scripted:demo/${strategy}/${role}`, ...opts })));
     return model;
   };
 }
@@ -186,10 +186,64 @@ const planExecute = {
   executor,
 };
 
+/** ReWOO plans blind: one search reads every line, the LLM worker writes the report, write_file saves it. */
+const rewoo = {
+  planner: (): ScriptedTurn =>
+    JSON.stringify({
+      steps: [
+        { plan: "Read every non-empty line of every file", id: "#E1", tool: "search", input: { pattern: ".", regex: true } },
+        { plan: "Turn the lines into the report", id: "#E2", tool: "LLM", input: `Write ${REPORT_PATH} from these lines:\n#E1` },
+        { plan: "Save the report", id: "#E3", tool: "write_file", input: { path: REPORT_PATH, content: "#E2" } },
+      ],
+    }),
+  executor: (req: ModelRequest): ScriptedTurn => reportMarkdown(summariesFromSearch(readRequest(req).input)),
+  solver: (): ScriptedTurn => `The workspace is surveyed and ${REPORT_PATH} is written.`,
+};
+
+/** `path:line: text` search hits, grouped per file. */
+function summariesFromSearch(text: string): FileSummary[] {
+  const files = new Map<string, FileSummary>();
+  for (const match of text.matchAll(/^(\S+?):(\d+): (.*)$/gm)) {
+    const [, path = "", line = "0", content = ""] = match;
+    const summary = files.get(path) ?? { path, lines: 0, firstLine: content.replace(/^#+\s*/, "") };
+    summary.lines = Math.max(summary.lines, Number(line));
+    files.set(path, summary);
+  }
+  return [...files.values()];
+}
+
+/**
+ * The compiler's rounds: list the files; then read them all in parallel and write the report from
+ * their results (`$n`); the joiner asks for the second round, then finishes.
+ */
+const compiler = {
+  planner: (req: ModelRequest): ScriptedTurn => {
+    const text = req.messages.map((m) => m.content).join("\n");
+    if (!text.includes("Tasks already run")) {
+      return [JSON.stringify({ id: 1, tool: "list_dir", args: { path: ".", recursive: true } }), JSON.stringify({ tool: "join" })].join("\n");
+    }
+    const first = Number(/Number new tasks from (\d+)/.exec(text)?.[1] ?? 2);
+    const files = [...new Set([...text.matchAll(/([\w./-]+) \((\d+) bytes\)/g)].map((m) => m[1] ?? ""))].filter((f) => f !== REPORT_PATH);
+    const reads = files.map((path, i) => ({ id: first + i, tool: "read_file", args: { path } }));
+    const content = ["# Workspace report", "", ...reads.map((r) => `## ${r.args.path}\n$${r.id}\n`)].join("\n");
+    const write = { id: first + reads.length, tool: "write_file", args: { path: REPORT_PATH, content } };
+    return [...reads, write, { tool: "join" }].map((task) => JSON.stringify(task)).join("\n");
+  },
+  joiner: (req: ModelRequest): ScriptedTurn => {
+    const text = req.messages.map((m) => m.content).join("\n");
+    if (/write_file\(.*\) -> Wrote/.test(text)) {
+      return JSON.stringify({ action: "finish", answer: `The files were read in parallel and ${REPORT_PATH} is written.` });
+    }
+    return JSON.stringify({ action: "replan", reason: "The files still have to be read and the report written." });
+  },
+};
+
 const BRAINS: Record<StrategyName, Partial<Record<ModelRole, (req: ModelRequest) => ScriptedTurn>>> = {
   notebook: { agent: notebook },
   tasks: { agent: tasks },
   todos: { agent: todos },
   "plan-tool": planTool,
   "plan-execute": planExecute,
+  rewoo,
+  compiler,
 };
