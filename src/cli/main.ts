@@ -4,9 +4,12 @@ import { APPROVAL_MODES } from "./approval-prompt.js";
 import { CliError } from "./cli-error.js";
 import { runDemo } from "./demo/demo-command.js";
 import { DEMO_MODEL } from "./model-option.js";
+import { mcpCommand } from "./mcp-command.js";
+import { plansList, plansShow } from "./plans-command.js";
 import { runCommand } from "./run-command.js";
 import { defaultDatabasePath } from "./stepwise-home.js";
 import { STRATEGIES } from "./strategies.js";
+import { tasksList, tasksShow } from "./tasks-command.js";
 import { terminalPrompter } from "./terminal-prompter.js";
 
 const program = new Command()
@@ -51,6 +54,48 @@ program
   .description("Offline demo: scripted agents plan and do a small job in a temporary workspace, one per strategy.")
   .action(async () => {
     process.exitCode = await runDemo(process.stdout, process.stderr);
+  });
+
+const plans = program.command("plans").description("Read the plans kept in the store.");
+plans
+  .command("list")
+  .description("One line per plan, newest run first.")
+  .action(() => plansList(defaultDatabasePath(), process.stdout));
+plans
+  .command("show")
+  .description("A plan in detail.")
+  .argument("<id>", "plan id (a unique prefix is enough)")
+  .action((id: string) => plansShow(defaultDatabasePath(), id, process.stdout));
+
+const tasks = program.command("tasks").description("Read a task board.");
+const boardOptions = (command: Command) =>
+  command
+    .option("--store <url>", "sqlite (default) or postgres://…")
+    .option("--board <id>", "board id (default: the latest tasks run's board)");
+boardOptions(tasks.command("list").description("One line per task."))
+  .action((opts: { store?: string; board?: string }) => tasksList({ ...opts, database: defaultDatabasePath() }, process.stdout));
+boardOptions(tasks.command("show").description("Everything about one task.").argument("<id>", "task id"))
+  .action((id: string, opts: { store?: string; board?: string }) => tasksShow({ ...opts, database: defaultDatabasePath() }, id, process.stdout));
+
+program
+  .command("mcp")
+  .description("Serve the task board and plan notebook tools over MCP (stdio, or Streamable HTTP with --http).")
+  .option("--http", "serve Streamable HTTP instead of stdio", false)
+  .option("--host <host>", "HTTP address; anything but loopback needs --token", "127.0.0.1")
+  .option("--port <n>", "HTTP port (0: any free port)", (value: string) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError("expected a port from 0 to 65535.");
+    return n;
+  }, 0)
+  .option("--token <token>", "bearer token HTTP clients must send (or STEPWISE_MCP_TOKEN)")
+  .option("--store <url>", "task board store: sqlite (default) or postgres://…")
+  .option("--board <id>", "the board every client shares", "mcp")
+  .action(async (opts: { http: boolean; host: string; port: number; token?: string; store?: string; board: string }) => {
+    const stop = await mcpCommand({ ...opts, database: defaultDatabasePath() }, process.stderr);
+    const shutdown = () => void stop().then(() => process.exit(0));
+    process.once("SIGINT", shutdown);
+    process.once("SIGTERM", shutdown);
+    if (!opts.http) process.stdin.once("end", shutdown);
   });
 
 try {

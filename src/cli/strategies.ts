@@ -8,8 +8,10 @@ import { PlanNotebook } from "../planning/notebook/plan-notebook.js";
 import { TaskBoard } from "../planning/tasks/task-board.js";
 import type { TaskStore } from "../planning/tasks/task-store.js";
 import { todoList } from "../planning/todos/todo-list.js";
+import { LLMCompiler } from "../planning/workflows/llm-compiler.js";
 import { PlanAndExecute } from "../planning/workflows/plan-and-execute.js";
 import { PlanTool } from "../planning/workflows/plan-tool.js";
+import { Rewoo } from "../planning/workflows/rewoo.js";
 import type { SqliteDatabase } from "../stores/sqlite-database.js";
 import { SqlitePlanStorage } from "../stores/sqlite-plan-storage.js";
 import { AgentSession } from "./agent-session.js";
@@ -19,11 +21,11 @@ import type { StrategySession } from "./strategy-session.js";
 import { WorkflowProgress } from "./workflow-progress.js";
 import { WorkflowSession } from "./workflow-session.js";
 
-export const STRATEGIES = ["notebook", "tasks", "todos", "plan-tool", "plan-execute"] as const;
+export const STRATEGIES = ["notebook", "tasks", "todos", "plan-tool", "plan-execute", "rewoo", "compiler"] as const;
 export type StrategyName = (typeof STRATEGIES)[number];
 
 /** The part a model plays in a strategy; a real model plays them all, the offline demo has a script for each. */
-export type ModelRole = "agent" | "planner" | "executor" | "replanner";
+export type ModelRole = "agent" | "planner" | "executor" | "solver" | "joiner";
 export type ModelsByRole = (role: ModelRole) => ChatModel;
 
 export type StrategyContext = {
@@ -97,6 +99,23 @@ export function createSession(strategy: StrategyName, ctx: StrategyContext): Str
             tools: ctx.tools,
             onEvent,
           }),
+      );
+    case "rewoo":
+      return new WorkflowSession(
+        strategy,
+        (onEvent) =>
+          new Rewoo({
+            model: ctx.models("planner"),
+            workerModel: ctx.models("executor"),
+            solverModel: ctx.models("solver"),
+            tools: ctx.tools,
+            onEvent,
+          }),
+      );
+    case "compiler":
+      return new WorkflowSession(
+        strategy,
+        (onEvent) => new LLMCompiler({ model: ctx.models("planner"), joinerModel: ctx.models("joiner"), tools: ctx.tools, onEvent }),
       );
   }
 }

@@ -16,15 +16,17 @@ describe("stepwise demo", () => {
     const result = await runCli(["demo"]);
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
-    for (const strategy of ["notebook", "tasks", "todos", "plan-tool", "plan-execute"]) {
+    for (const strategy of ["notebook", "tasks", "todos", "plan-tool", "plan-execute", "rewoo", "compiler"]) {
       expect(result.stdout).toContain(`=== ${strategy} ===`);
     }
-    expect(result.stdout.match(/\| notes\/risks\.md \| 5 \| Risks \|/g)).toHaveLength(5);
+    // Six strategies write the summary table; the compiler's report holds the files read in parallel.
+    expect(result.stdout.match(/\| notes\/risks\.md \| 5 \| Risks \|/g)).toHaveLength(6);
+    expect(result.stdout).toContain("## notes/risks.md\n1\t# Risks");
   });
 });
 
 describe("stepwise run", () => {
-  it.each(["notebook", "tasks", "todos", "plan-tool", "plan-execute"])("does the job with the %s strategy", async (strategy) => {
+  it.each(["notebook", "tasks", "todos", "plan-tool", "plan-execute", "rewoo"])("does the job with the %s strategy", async (strategy) => {
     const home = freshHome();
     const ws = workspace(home);
     const result = await runCli(["run", "Write a report", "--strategy", strategy, "--model", "scripted:demo", "--workspace", ws], { home });
@@ -32,6 +34,15 @@ describe("stepwise run", () => {
     const report = readFileSync(join(ws, "report.md"), "utf8");
     expect(report).toContain("| docs/a.md | 2 | Alpha |");
     expect(report).toContain("| b.txt | 1 | bravo |");
+  });
+
+  it("does the job with the compiler strategy, reading the files in parallel", async () => {
+    const home = freshHome();
+    const ws = workspace(home);
+    const result = await runCli(["run", "Write a report", "--strategy", "compiler", "--model", "scripted:demo", "--workspace", ws], { home });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^plan: llm-compiler plan \(round 2\) 4\/4 done$/m);
+    expect(readFileSync(join(ws, "report.md"), "utf8")).toContain("## docs/a.md\n1\t# Alpha\n2\tline two");
   });
 
   it("prints a plain log when stdout is not a terminal", async () => {

@@ -1,0 +1,51 @@
+import type { TaskStore } from "../planning/tasks/task-store.js";
+import { stateLookup, taskDetailText, taskListText } from "../planning/tasks/task-text.js";
+import { openSqliteDatabase } from "../stores/sqlite-database.js";
+import { SqliteRunLog } from "../stores/sqlite-run-log.js";
+import { CliError } from "./cli-error.js";
+import { checkTaskStore, taskStoreFor } from "./task-store-option.js";
+
+export type TasksOptions = { database: string; store?: string; board?: string };
+
+/** The board to read: --board, else the latest tasks run's board in the SQLite file. */
+function boardFor(opts: TasksOptions): string {
+  if (opts.board) return opts.board;
+  if (opts.store && opts.store !== "sqlite") throw new CliError("name the shared board to read with --board <id>");
+  const log = new SqliteRunLog(opts.database);
+  try {
+    const run = log.listRuns(1000).find((r) => r.strategy === "tasks");
+    if (!run) throw new CliError('no task board yet. Run: stepwise run "<task>" --strategy tasks');
+    return run.id;
+  } finally {
+    log.close();
+  }
+}
+
+async function withStore<T>(opts: TasksOptions, use: (store: TaskStore) => Promise<T>): Promise<T> {
+  const db = openSqliteDatabase(opts.database);
+  const store = taskStoreFor(opts.store, db, boardFor(opts));
+  try {
+    await checkTaskStore(store, opts.store);
+    return await use(store);
+  } finally {
+    await store.close().catch(() => undefined);
+    db.close();
+  }
+}
+
+/** `stepwise tasks list`: one line per task, as the model's TaskList shows them. */
+export function tasksList(opts: TasksOptions, out: NodeJS.WritableStream): Promise<void> {
+  return withStore(opts, async (store) => {
+    out.write(`board ${store.boardId}\n${taskListText(await store.list())}\n`);
+  });
+}
+
+/** `stepwise tasks show <id>`: everything about one task. */
+export function tasksShow(opts: TasksOptions, id: string, out: NodeJS.WritableStream): Promise<void> {
+  return withStore(opts, async (store) => {
+    const tasks = await store.list();
+    const task = tasks.find((t) => t.id === id.replace(/^#/, ""));
+    if (!task) throw new CliError(`no task "${id}" on board ${store.boardId}; list them with: stepwise tasks list`);
+    out.write(`${taskDetailText(task, stateLookup(tasks))}\n`);
+  });
+}
