@@ -1,0 +1,68 @@
+import { describe, expect, it } from "vitest";
+import type { AgentEvent } from "../core/events.js";
+import type { Checklist } from "./checklist.js";
+import { liveChecklistView, plainLogView } from "./run-view.js";
+
+function sink() {
+  const chunks: string[] = [];
+  return { chunks, stream: { write: (text: string) => chunks.push(text) } as unknown as NodeJS.WritableStream };
+}
+
+const checklist = (statuses: Checklist["items"][number]["status"][]): AgentEvent => ({
+  type: "checklist-updated",
+  agent: "a",
+  time: 0,
+  checklist: {
+    kind: "plan",
+    title: "Report",
+    items: statuses.map((status, i) => ({ id: String(i), label: `step ${i}`, status, blockedBy: i > 0 ? [String(i - 1)] : [] })),
+  },
+});
+
+const toolEnd: AgentEvent = {
+  type: "tool-end",
+  agent: "a",
+  time: 0,
+  step: 1,
+  call: { id: "c", name: "read_file", arguments: '{"path":"a.md"}' },
+  result: { text: "1\thello", isError: false },
+  refused: false,
+  durationMs: 1,
+};
+
+describe("live checklist (terminal)", () => {
+  it("redraws the checklist in place and keeps tool lines above it", () => {
+    const { chunks, stream } = sink();
+    const view = liveChecklistView(stream);
+    view.event(checklist(["in_progress", "todo"]));
+    view.event(toolEnd);
+    view.event(checklist(["done", "in_progress"]));
+    view.finish(["", "All done."]);
+    expect(chunks).toEqual([
+      "Report (0/2 done)\n  [>] 0. step 0\n  [ ] 1. step 1  (after 0)\n",
+      "\x1b[3A\x1b[J",
+      '· read_file {"path":"a.md"} → 1 hello\n',
+      "Report (0/2 done)\n  [>] 0. step 0\n  [ ] 1. step 1  (after 0)\n",
+      "\x1b[3A\x1b[J",
+      "Report (1/2 done)\n  [x] 0. step 0\n  [>] 1. step 1  (after 0)\n",
+      "\x1b[3A\x1b[J",
+      "Report (1/2 done)\n  [x] 0. step 0\n  [>] 1. step 1  (after 0)\n",
+      "\n",
+      "All done.\n",
+    ]);
+  });
+});
+
+describe("plain log (pipes)", () => {
+  it("writes one line per tool call and per change of the plan, never escape codes", () => {
+    const { chunks, stream } = sink();
+    const view = plainLogView(stream);
+    view.event(checklist(["in_progress", "todo"]));
+    view.event(checklist(["in_progress", "todo"]));
+    view.event(toolEnd);
+    view.event(checklist(["done", "in_progress"]));
+    expect(chunks.join("")).toBe(
+      'plan: Report 0/2 done; now: step 0\n· read_file {"path":"a.md"} → 1 hello\nplan: Report 1/2 done; now: step 1\n',
+    );
+  });
+});
