@@ -126,7 +126,10 @@ describe("aiSdkPlanning inside generateText", () => {
     expect(lastMessage(model.doGenerateCalls[0])?.role).toBe("user");
     expect(JSON.stringify(lastMessage(model.doGenerateCalls[0]))).not.toContain("<todo-list>");
     expect(JSON.stringify(lastMessage(model.doGenerateCalls[1]))).toContain("[in_progress] Read the logs");
-    expect(events).toMatchObject([{ type: "todos-updated", agent: "helper", todos: [{ content: "Read the logs" }] }]);
+    expect(events).toMatchObject([
+      { type: "todos-updated", agent: "helper", todos: [{ content: "Read the logs" }] },
+      { type: "unit-started", agent: "helper", unit: { kind: "todo", title: "Read the logs" } },
+    ]);
   });
 
   it("gives the plan notebook's hint to each step once a plan exists", async () => {

@@ -8,6 +8,7 @@ import {
   Plan,
   SETTABLE_SUBTASK_STATES,
   SubTask,
+  newSubTaskId,
   timestamp,
   type PlanData,
   type PlanInput,
@@ -16,6 +17,7 @@ import {
 } from "./plan.js";
 import type { PlanStorage } from "./plan-storage.js";
 import { createPlanTools } from "./plan-tools.js";
+import { SubtaskUnits } from "./subtask-units.js";
 import { DONE_NEEDS_FINISH_SUBTASK } from "./tool-descriptions.js";
 
 /** What happened to the plan a hook or a `plan-updated` event receives. */
@@ -65,6 +67,7 @@ export class PlanNotebook implements Plugin {
   readonly #hosts = new PluginHosts();
   readonly #hooks = new Map<string, PlanChangeHook>();
   readonly #tools: Tool[];
+  readonly #units = new SubtaskUnits();
   #current: Plan | null = null;
   /** The plan finished since the last model request: the next hint asks for the answer to the user. */
   #justFinished: Plan | null = null;
@@ -125,7 +128,8 @@ export class PlanNotebook implements Plugin {
 
   /**
    * Makes `plan` the current plan. A plan that was current is archived as abandoned, never dropped.
-   * Accepts a `Plan` built in code (copied) or a plain description.
+   * Accepts a `Plan` built in code (copied) or a plain description. Its subtasks get new ids: a
+   * created plan is new work, even when it copies an older one.
    */
   async createPlan(input: Plan | PlanInput): Promise<Plan> {
     const now = this.#now();
@@ -143,6 +147,7 @@ export class PlanNotebook implements Plugin {
       );
     }
     if (plan.id === this.#current?.id || this.storage.get(plan.id) !== null) plan.id = randomUUID();
+    for (const subtask of plan.subtasks) subtask.id = newSubTaskId();
     const previous = this.#archiveCurrent(`Replaced by the plan '${plan.name}'.`);
     this.#current = plan;
     this.#justFinished = null;
@@ -310,6 +315,7 @@ export class PlanNotebook implements Plugin {
         );
       }
       this.#current = data && (data.state === "todo" || data.state === "in_progress") ? Plan.fromJSON(data) : null;
+      this.#units.reset(this.#current);
       return;
     }
     // A copy replaces what a memory storage holds; a persistent storage keeps its other plans.
@@ -317,6 +323,7 @@ export class PlanNotebook implements Plugin {
     for (const plan of saved.history) this.storage.add(plan);
     if (saved.currentPlan) this.storage.add(saved.currentPlan);
     this.#current = saved.currentPlan ? Plan.fromJSON(saved.currentPlan) : null;
+    this.#units.reset(this.#current);
   }
 
   #now(): string {
@@ -369,10 +376,14 @@ export class PlanNotebook implements Plugin {
     return [[plan, "archived"]];
   }
 
-  /** Stores each changed plan before anything else can happen, then tells listeners and hooks. */
+  /**
+   * Stores each changed plan before anything else can happen, then tells listeners and hooks. Units
+   * of work are announced here, inside the tool call that made the change, so they land in its turn.
+   */
   async #commit(...changes: [Plan, PlanChange][]): Promise<void> {
     for (const [plan] of changes) this.storage.add(plan.toJSON());
     for (const [plan, change] of changes) this.#hosts.emit({ type: "plan-updated", change, plan: plan.clone() });
+    for (const event of this.#units.reconcile(this.#current)) this.#hosts.emit(event);
     for (const [plan, change] of changes) {
       for (const hook of [...this.#hooks.values()]) {
         try {

@@ -10,6 +10,12 @@ export type SettableSubTaskState = (typeof SETTABLE_SUBTASK_STATES)[number];
 
 /** A subtask as plain JSON (what storages and saved states hold). */
 export type SubTaskData = {
+  /**
+   * Stays the same while subtasks are added, revised or deleted around it (its index does not), so
+   * the work done for it can be told apart from the work of the subtask that later takes its index.
+   * Plans saved before ids existed have none; their subtasks get one when loaded.
+   */
+  id?: string;
   name: string;
   description: string;
   expectedOutcome: string;
@@ -44,8 +50,14 @@ export function timestamp(date: Date = new Date()): string {
   return date.toISOString();
 }
 
+/** Short, since it reaches the model in folded-work notes; unique enough within one agent's plans. */
+export function newSubTaskId(): string {
+  return randomUUID().slice(0, 8);
+}
+
 /** One step of a plan. Build one in code with `new SubTask({ name, description, expectedOutcome })`. */
 export class SubTask implements SubTaskData {
+  id: string;
   name: string;
   description: string;
   expectedOutcome: string;
@@ -55,6 +67,7 @@ export class SubTask implements SubTaskData {
   finishedAt: string | null;
 
   constructor(input: SubTaskInput) {
+    this.id = input.id ?? newSubTaskId();
     this.name = input.name;
     this.description = input.description;
     this.expectedOutcome = input.expectedOutcome;
@@ -70,6 +83,7 @@ export class SubTask implements SubTaskData {
 
   toJSON(): SubTaskData {
     return {
+      id: this.id,
       name: this.name,
       description: this.description,
       expectedOutcome: this.expectedOutcome,

@@ -3,6 +3,7 @@ import type { Tool } from "../../core/tool.js";
 import { MemoryTaskStore } from "./memory-task-store.js";
 import type { TaskStore, TaskStoreState } from "./task-store.js";
 import { taskBoardTools } from "./task-tools.js";
+import { taskUnitEvents } from "./task-units.js";
 import { sortIds } from "./task-graph.js";
 import { TaskRuleError, type Task, type TaskBoardChange, type TaskChange, type TaskDraft, type TaskImport, type TaskState } from "./task.js";
 
@@ -27,7 +28,9 @@ export type TaskBoardOptions = {
 /**
  * The task board plugin: TaskCreate, TaskGet, TaskList and TaskUpdate for the model, and the same
  * operations for code outside the model loop (seed, import, reset, read), keeping edges consistent
- * either way. Each change emits `tasks-updated` to every agent the board is attached to.
+ * either way. Each change emits `tasks-updated` to every agent the board is attached to, and a task
+ * that starts or finishes through this board is announced to them as a unit of work
+ * (`unit-started` / `unit-finished`), the boundaries context folding folds along.
  */
 export class TaskBoard implements Plugin {
   readonly name = "task-board";
@@ -67,22 +70,30 @@ export class TaskBoard implements Plugin {
   }
 
   async update(id: string, change: TaskChange): Promise<Task> {
+    // Only a change of state can start or finish a unit; other changes skip the extra read.
+    const before = change.state === undefined ? undefined : await this.store.get(id);
     const task = await this.store.update(id, change);
     this.#announce("updated", [id, ...(change.addBlocks ?? []), ...(change.addBlockedBy ?? [])]);
+    if (change.state !== undefined) this.#announceUnits(before, task);
     return task;
   }
 
   /** Deletes a task and every edge naming it. */
   async remove(id: string): Promise<void> {
+    const before = await this.store.get(id);
     await this.store.remove(id);
     this.#announce("deleted", [id]);
+    this.#announceUnits(before, undefined);
   }
 
   /** Atomically takes the lowest-numbered free task for `owner` (this board's agent by default). */
   async claimNext(owner: string | undefined = this.agentName): Promise<Task | undefined> {
     if (!owner) throw new TaskRuleError("claimNext needs an owner: pass one, or give the TaskBoard an agentName.");
     const task = await this.store.claimNext(owner);
-    if (task) this.#announce("claimed", [task.id]);
+    if (task) {
+      this.#announce("claimed", [task.id]);
+      this.#announceUnits(undefined, task);
+    }
     return task;
   }
 
@@ -112,6 +123,10 @@ export class TaskBoard implements Plugin {
 
   #announce(action: TaskBoardChange["action"], taskIds: string[]): void {
     this.#hosts.emit({ type: "tasks-updated", boardId: this.store.boardId, action, taskIds: sortIds(taskIds) });
+  }
+
+  #announceUnits(before: Task | undefined, after: Task | undefined): void {
+    for (const event of taskUnitEvents(before, after)) this.#hosts.emit(event);
   }
 }
 

@@ -5,6 +5,7 @@ import { refuseParallelWrites } from "./parallel-write-guard.js";
 import { reciteTodos } from "./recitation.js";
 import { publicTodos, TODO_STATUSES, type StoredTodo, type Todo } from "./todo.js";
 import { reviseTodos } from "./todo-revision.js";
+import { todoUnitEvents } from "./todo-units.js";
 import { writeTodosTool } from "./write-todos-tool.js";
 
 declare module "../../core/events.js" {
@@ -29,7 +30,10 @@ export const TODO_STATE_VERSION = 1;
 
 type TodoState = { version: number; todos: StoredTodo[]; nextId: number };
 
-/** A `write_todos` tool whose list stays in front of the model: the reference's dynamic todo list. */
+/**
+ * A `write_todos` tool whose list stays in front of the model: the reference's dynamic todo list.
+ * Items in progress are announced as units of work (`unit-started` / `unit-finished`) for context folding.
+ */
 export function todoList(opts: TodoListOptions = {}): TodoList {
   const recite = opts.recite ?? true;
   const ids = opts.ids ?? false;
@@ -43,8 +47,10 @@ export function todoList(opts: TodoListOptions = {}): TodoList {
     apply(write) {
       const revision = reviseTodos(items, write, { nextId, checkTransitions: opts.checkTransitions ?? false });
       if ("error" in revision) return revision.error;
+      const before = items;
       ({ items, nextId } = revision);
       hosts.emit({ type: "todos-updated", todos: publicTodos(items) });
+      for (const event of todoUnitEvents(before, items)) hosts.emit(event);
       return null;
     },
   });
