@@ -387,3 +387,23 @@ describe("continue", () => {
     expect(agent.memory[2]?.content).toMatch(/^Interrupted/);
   });
 });
+
+describe("close", () => {
+  it("closes every plugin that holds something open, even when one fails", async () => {
+    const closed: string[] = [];
+    const plugins: Plugin[] = [
+      { name: "a", close: () => void closed.push("a") },
+      { name: "b" },
+      {
+        name: "c",
+        close: async () => {
+          closed.push("c");
+          throw new Error("pool gone");
+        },
+      },
+    ];
+    const agent = new Agent({ model: scriptedModel([]), plugins });
+    await expect(agent.close()).rejects.toThrow("1 plugin(s) failed to close");
+    expect(closed).toEqual(["a", "c"]);
+  });
+});

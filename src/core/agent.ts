@@ -240,6 +240,13 @@ export class Agent {
     }
   }
 
+  /** Closes every plugin that holds something open (MCP connections, store pools). Safe to call twice. */
+  async close(): Promise<void> {
+    const results = await Promise.allSettled(this.plugins.map(async (plugin) => plugin.close?.()));
+    const failed = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
+    if (failed.length > 0) throw new AggregateError(failed.map((f) => f.reason as unknown), `${failed.length} plugin(s) failed to close`);
+  }
+
   #emit(event: AgentEventInit): void {
     this.#events.emit({ ...event, agent: this.name, time: Date.now() } as AgentEvent);
   }

@@ -71,6 +71,8 @@ export interface Plugin {
   attach?(host: PluginHost): void;
   saveState?(): unknown;
   loadState?(state: unknown): void;
+  /** Releases what the plugin holds open (an MCP connection, a database pool); called by Agent.close. */
+  close?(): Promise<void> | void;
 }
 
 /** Fans a plugin's events out to every agent it is attached to. */

@@ -160,6 +160,14 @@ describe("mcpTools connection details", () => {
     await stopServer();
   });
 
+  it("closes its connection with the agent it was given to", async () => {
+    const { mcp, stopServer } = await connectHttp();
+    const agent = new Agent({ model: scriptedModel([]), plugins: [mcp] });
+    await agent.close();
+    expect((await tool(mcp, "add").invoke({ a: 1, b: 2 })).text).toMatch(/is not reachable: the connection was closed/);
+    await stopServer();
+  });
+
   it("rejects with a readable error when the server cannot be started or reached", async () => {
     await expect(mcpTools({ command: "stepwise-no-such-command" })).rejects.toThrow(
       /^Could not connect to MCP server stepwise-no-such-command: .*ENOENT/,
