@@ -48,8 +48,9 @@ export class AgentSession implements StrategySession {
     return this.readChecklist();
   }
 
-  close(): Promise<void> {
-    return this.onClose();
+  async close(): Promise<void> {
+    await this.agent.close();
+    await this.onClose();
   }
 }
 
