@@ -3,7 +3,8 @@ import { z } from "zod";
 import type { AgentEvent } from "../../core/events.js";
 import { estimateMessageTokens } from "../../core/tokens.js";
 import { defineTool } from "../../core/tool.js";
-import { scriptedModel } from "../../models/scripted.js";
+import { scriptedModel, type ScriptedTurn } from "../../models/scripted.js";
+import { contextFolding, type ContextFolding } from "../folding/context-folding.js";
 import { PlanAndExecute } from "./plan-and-execute.js";
 
 const fetchPrice = defineTool({
@@ -108,5 +109,50 @@ describe("PlanAndExecute", () => {
     const unbounded = await run(1_000_000);
     expect(unbounded.summaries).toBe(0);
     expect(unbounded.sizes.at(-1) as number).toBeGreaterThan(first + 13 * 150);
+  });
+});
+
+describe("PlanAndExecute executor plugins", () => {
+  const readDoc = defineTool({
+    name: "read_doc",
+    description: "Read a document.",
+    parameters: z.object({ path: z.string() }),
+    readOnly: true,
+    execute: ({ path }) => `# ${path}\n${`${path} says the limit is 10 requests per second. `.repeat(30)}`,
+  });
+
+  it("gives each step's executor its own plugins, so contextFolding stubs old results and recall brings them back", async () => {
+    const reads = (step: number): ScriptedTurn[] =>
+      Array.from({ length: 8 }, (_, i) => ({ toolCalls: [{ name: "read_doc", arguments: { path: `docs/s${step}-${i}.md` }, id: `s${step}_${i}` }] }));
+    const executor = scriptedModel([
+      ...reads(1),
+      { toolCalls: [{ name: "recall", arguments: { unit: "s1_0" } }] },
+      "Step 1: the limit is 10 rps.",
+      ...reads(2),
+      "Step 2: confirmed.",
+    ]);
+    const foldings: ContextFolding[] = [];
+    const workflow = new PlanAndExecute({
+      model: scriptedModel([JSON.stringify({ steps: ["Find the limit", "Confirm it"] })]),
+      executorModel: executor,
+      tools: [readDoc],
+      replan: false,
+      executorPlugins: () => {
+        const folding = contextFolding({ budgetTokens: 2000 });
+        foldings.push(folding);
+        return [folding];
+      },
+    });
+
+    const { trace } = await workflow.run("What is the rate limit?");
+
+    expect(trace.steps.map((step) => step.isError)).toEqual([false, false]);
+    expect(foldings).toHaveLength(2);
+    for (const folding of foldings) expect(folding.stats.resultsStubbed).toBeGreaterThan(0);
+    for (const req of executor.requests) expect(estimateMessageTokens(req.messages)).toBeLessThanOrEqual(2000 + 600);
+    const recallRequest = executor.requests[9];
+    const stubbed = recallRequest?.messages.find((m) => m.role === "tool" && m.toolCallId === "s1_0");
+    expect(stubbed?.content).toContain('recall with unit "s1_0"');
+    expect(recallRequest?.messages.at(-1)?.content).toBe((await readDoc.invoke({ path: "docs/s1-0.md" })).text);
   });
 });

@@ -3,6 +3,7 @@ import type { AgentOptions } from "../../core/agent.js";
 import type { AgentEventListener } from "../../core/events.js";
 import type { Message } from "../../core/messages.js";
 import type { ChatModel } from "../../core/model.js";
+import type { Plugin } from "../../core/plugin.js";
 import type { Tool } from "../../core/tool.js";
 import { readJsonReply } from "./json-reply.js";
 import { requestReply } from "./model-reply.js";
@@ -26,6 +27,11 @@ export interface PlanAndExecuteOptions {
   summaryModel?: ChatModel;
   /** The tools each step's executor agent may call. */
   tools?: Tool[];
+  /**
+   * Plugins for each step's executor agent, made afresh for every step (an executor is a new agent,
+   * and a plugin such as `contextFolding()` follows one agent's history), e.g. `() => [contextFolding()]`.
+   */
+  executorPlugins?: () => Plugin[];
   /** Ask a replanner after each step for the final answer or the remaining steps (default true). */
   replan?: boolean;
   /** Once the steps-done history passes this many estimated tokens, older steps are summarized (default 2000). */
@@ -151,6 +157,7 @@ export class PlanAndExecute implements Workflow {
       model: this.#opts.executorModel ?? this.#opts.model,
       systemPrompt: STEP_EXECUTOR_PROMPT,
       tools: this.#opts.tools ?? [],
+      plugins: this.#opts.executorPlugins?.() ?? [],
       ...(this.#opts.executorMaxSteps ? { maxSteps: this.#opts.executorMaxSteps } : {}),
     };
     return runSubAgent(agent, input, signal);
