@@ -11,6 +11,7 @@ import { defaultDatabasePath } from "./stepwise-home.js";
 import { STRATEGIES } from "./strategies.js";
 import { tasksList, tasksShow } from "./tasks-command.js";
 import { terminalPrompter } from "./terminal-prompter.js";
+import { startViewer } from "../web/viewer-server.js";
 
 const program = new Command()
   .name("stepwise")
@@ -96,6 +97,29 @@ program
     process.once("SIGINT", shutdown);
     process.once("SIGTERM", shutdown);
     if (!opts.http) process.stdin.once("end", shutdown);
+  });
+
+program
+  .command("ui")
+  .description("Serve the plan viewer: runs, their live plans and approvals, in the browser.")
+  .option("-p, --port <n>", "port to listen on (0 picks a free one)", (value) => Number(value), 4780)
+  .option("--host <host>", "address to listen on", "127.0.0.1")
+  .action(async (opts: { port: number; host: string }) => {
+    if (!Number.isInteger(opts.port) || opts.port < 0 || opts.port > 65535) throw new CliError("--port expects a port number from 0 to 65535");
+    const viewer = await startViewer({ database: defaultDatabasePath(), host: opts.host, port: opts.port }).catch((error: unknown) => {
+      throw new CliError(`cannot serve the viewer on ${opts.host}:${opts.port}: ${error instanceof Error ? error.message : String(error)}`, 1);
+    });
+    process.stdout.write(`Stepwise plan viewer: ${viewer.url}  (Ctrl-C to stop)\n`);
+    await new Promise<void>((resolve) => {
+      const stop = () => {
+        process.off("SIGINT", stop);
+        process.off("SIGTERM", stop);
+        process.stdout.write("stopping the viewer…\n");
+        void viewer.close().then(resolve);
+      };
+      process.on("SIGINT", stop);
+      process.on("SIGTERM", stop);
+    });
   });
 
 try {

@@ -1,0 +1,71 @@
+import { Writable } from "node:stream";
+import { z } from "zod";
+import type { ApprovalDecision, ApprovalDecisions } from "../core/approval.js";
+import { resumeRun } from "../cli/run-command.js";
+
+const decisionSchema = z.discriminatedUnion("action", [
+  z.object({ action: z.literal("approve") }),
+  z.object({ action: z.literal("reject"), reason: z.string().optional() }),
+  z.object({ action: z.literal("edit"), arguments: z.record(z.string(), z.unknown()) }),
+  z.object({ action: z.literal("answer"), text: z.string() }),
+]);
+
+/** The body of `POST /runs/:id/decisions`: a decision for every pending call, by call id. */
+export const decisionsBodySchema = z.object({ decisions: z.record(z.string(), decisionSchema) });
+
+export function toDecisions(body: z.infer<typeof decisionsBodySchema>): ApprovalDecisions {
+  const decisions: ApprovalDecisions = {};
+  for (const [id, d] of Object.entries(body.decisions)) {
+    const decision: ApprovalDecision =
+      d.action === "reject" ? { action: "reject", ...(d.reason?.trim() ? { reason: d.reason.trim() } : {}) } : d;
+    decisions[id] = decision;
+  }
+  return decisions;
+}
+
+const discard = () => new Writable({ write: (_chunk, _encoding, done) => done() });
+
+/**
+ * Continues paused runs in the viewer's process, through the same path as `stepwise run --resume`,
+ * so their events land in the run log and the page follows them like any other run.
+ */
+export class RunResumer {
+  readonly #database: string;
+  readonly #active = new Map<string, Promise<void>>();
+  readonly #errors = new Map<string, string>();
+  readonly #stop = new AbortController();
+
+  constructor(database: string) {
+    this.#database = database;
+  }
+
+  isResuming(runId: string): boolean {
+    return this.#active.has(runId);
+  }
+
+  /** Why the last resume of this run failed in the viewer, if it did. */
+  error(runId: string): string | undefined {
+    return this.#errors.get(runId);
+  }
+
+  /** Starts the run again in the background; false if it is already being resumed here. */
+  start(runId: string, decisions: ApprovalDecisions): boolean {
+    if (this.#active.has(runId)) return false;
+    this.#errors.delete(runId);
+    const io = { stdout: discard(), stderr: discard(), signal: this.#stop.signal };
+    const done = resumeRun(runId, decisions, this.#database, io)
+      .then(() => undefined)
+      .catch((error: unknown) => {
+        this.#errors.set(runId, error instanceof Error ? error.message : String(error));
+      })
+      .finally(() => this.#active.delete(runId));
+    this.#active.set(runId, done);
+    return true;
+  }
+
+  /** Stops every resumed run after its current step (state saved) and waits for them. */
+  async close(): Promise<void> {
+    this.#stop.abort();
+    await Promise.all(this.#active.values());
+  }
+}

@@ -1,0 +1,172 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { SqlitePlanStorage } from "../stores/sqlite-plan-storage.js";
+import { openSqliteDatabase } from "../stores/sqlite-database.js";
+import { SqliteRunLog } from "../stores/sqlite-run-log.js";
+import { PAGE_HTML } from "./page-html.js";
+import { PAGE_SCRIPT } from "./page-script.js";
+import { PAGE_CSS } from "./page-style.js";
+import { runDetails } from "./run-details.js";
+import { streamRunEvents } from "./run-event-stream.js";
+import { decisionsBodySchema, RunResumer, toDecisions } from "./run-resumer.js";
+
+export type ViewerOptions = {
+  /** The SQLite file the CLI logs runs to. */
+  database: string;
+  host?: string;
+  /** 0 picks a free port. */
+  port?: number;
+  /** How often the event stream looks for new events in the file (ms). */
+  pollMs?: number;
+};
+
+export type Viewer = { url: string; close(): Promise<void> };
+
+const ASSETS: Record<string, { type: string; body: string }> = {
+  "/": { type: "text/html; charset=utf-8", body: PAGE_HTML },
+  "/assets/viewer.js": { type: "text/javascript; charset=utf-8", body: PAGE_SCRIPT },
+  "/assets/viewer.css": { type: "text/css; charset=utf-8", body: PAGE_CSS },
+};
+const MAX_BODY_BYTES = 1 << 20;
+const RUNS_LISTED = 200;
+
+class HttpProblem extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * `stepwise ui`: serves the plan viewer for the runs in a SQLite file. Runs are read from the run
+ * log that `stepwise run` writes (from any process); a run paused for approval is continued here
+ * when the user decides on the page.
+ */
+export async function startViewer(opts: ViewerOptions): Promise<Viewer> {
+  const db = openSqliteDatabase(opts.database);
+  const log = new SqliteRunLog(db);
+  const resumer = new RunResumer(opts.database);
+  const streams = new Set<() => void>();
+  const pollMs = opts.pollMs ?? 200;
+
+  const routes = (req: IncomingMessage, res: ServerResponse, path: string): unknown => {
+    const asset = req.method === "GET" ? ASSETS[path] : undefined;
+    if (asset) {
+      res.writeHead(200, { "content-type": asset.type, "cache-control": "no-cache" });
+      res.end(asset.body);
+      return undefined;
+    }
+    if (req.method === "GET" && path === "/runs") return log.listRuns(RUNS_LISTED);
+    const match = /^\/runs\/([^/]+)(\/plans|\/events|\/decisions)?$/.exec(path);
+    if (!match) throw new HttpProblem(404, `nothing at ${path}`);
+    const runId = decodeURIComponent(match[1] ?? "");
+    if (!log.getRun(runId)) throw new HttpProblem(404, `no run ${runId}`);
+    const part = match[2];
+    if (req.method === "POST" && part === "/decisions") return decide(req, runId);
+    if (req.method !== "GET") throw new HttpProblem(405, `${req.method ?? "?"} is not allowed on ${path}`);
+    if (part === "/plans") return new SqlitePlanStorage(db, { scope: runId }).list();
+    if (part === "/events") {
+      const end = streamRunEvents(log, runId, req, res, pollMs);
+      streams.add(end);
+      req.on("close", () => streams.delete(end));
+      return undefined;
+    }
+    if (part !== undefined) throw new HttpProblem(405, `${req.method} is not allowed on ${path}`);
+    const error = resumer.error(runId);
+    return { ...runDetails(log, runId), resuming: resumer.isResuming(runId), ...(error ? { resumeError: error } : {}) };
+  };
+
+  const decide = async (req: IncomingMessage, runId: string): Promise<unknown> => {
+    checkSameOrigin(req);
+    const body = await readJson(req);
+    const details = runDetails(log, runId);
+    if (!details) throw new HttpProblem(404, `no run ${runId}`);
+    const { run, pending } = details;
+    if (run.status !== "awaiting-approval" || resumer.isResuming(run.id)) {
+      throw new HttpProblem(409, `run ${run.id} is ${resumer.isResuming(run.id) ? "already resuming" : run.status}, not waiting for approval`);
+    }
+    const parsed = decisionsBodySchema.safeParse(body);
+    if (!parsed.success) throw new HttpProblem(400, `bad decisions: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+    const decided = Object.keys(parsed.data.decisions);
+    const missing = pending.filter((call) => !decided.includes(call.id)).map((call) => call.id);
+    const stray = decided.filter((id) => !pending.some((call) => call.id === id));
+    if (missing.length > 0 || stray.length > 0) {
+      throw new HttpProblem(400, `decide on every pending call and only those; missing: ${missing.join(", ") || "none"}; not pending: ${stray.join(", ") || "none"}`);
+    }
+    resumer.start(run.id, toDecisions(parsed.data));
+    return { status: "resuming" };
+  };
+
+  const server = createServer((req, res) => {
+    const path = new URL(req.url ?? "/", "http://viewer").pathname;
+    Promise.resolve()
+      .then(() => routes(req, res, path))
+      .then((body) => {
+        if (body !== undefined) sendJson(res, req.method === "POST" ? 202 : 200, body);
+      })
+      .catch((error: unknown) => {
+        const status = error instanceof HttpProblem ? error.status : 500;
+        const message = error instanceof Error ? error.message : String(error);
+        if (!res.headersSent) sendJson(res, status, { error: message });
+        else res.end();
+      });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(opts.port ?? 0, opts.host ?? "127.0.0.1", () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${host}:${address.port}/`,
+    async close() {
+      for (const end of streams) end();
+      await resumer.close();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      log.close();
+      db.close();
+    },
+  };
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" });
+  res.end(JSON.stringify(body));
+}
+
+/** Only the page itself may decide: a JSON body (which a cross-site form cannot send) from our own origin. */
+function checkSameOrigin(req: IncomingMessage): void {
+  if (!(req.headers["content-type"] ?? "").startsWith("application/json")) throw new HttpProblem(415, "send the decisions as application/json");
+  const origin = req.headers.origin;
+  if (origin !== undefined && hostOf(origin) !== req.headers.host) {
+    throw new HttpProblem(403, "decisions are only taken from the viewer's own page");
+  }
+}
+
+function hostOf(url: string): string | undefined {
+  try {
+    return new URL(url).host;
+  } catch {
+    return undefined;
+  }
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) throw new HttpProblem(413, "the request body is too large");
+    chunks.push(chunk);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown;
+  } catch {
+    throw new HttpProblem(400, "the request body is not valid JSON");
+  }
+}
