@@ -1,0 +1,205 @@
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Writable } from "node:stream";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { AgentEvent } from "../core/events.js";
+import { runCommand } from "../cli/run-command.js";
+import { SqliteRunLog } from "../stores/sqlite-run-log.js";
+import { startViewer, type Viewer } from "./viewer-server.js";
+
+const quiet = () => new Writable({ write: (_chunk, _encoding, done) => done() });
+
+let home: string;
+let workspace: string;
+let database: string;
+let viewer: Viewer;
+
+beforeEach(async () => {
+  home = mkdtempSync(join(tmpdir(), "stepwise-viewer-"));
+  workspace = join(home, "workspace");
+  mkdirSync(workspace);
+  writeFileSync(join(workspace, "notes.md"), "Notes\nline two\n");
+  database = join(home, "stepwise.db");
+  viewer = await startViewer({ database, pollMs: 20 });
+});
+
+afterEach(async () => {
+  await viewer.close();
+});
+
+async function run(strategy: string, approval = "none"): Promise<string> {
+  await runCommand("Survey the workspace", { strategy, model: "scripted:demo", workspace, database, approval }, { stdout: quiet(), stderr: quiet() });
+  const log = new SqliteRunLog(database);
+  const id = log.listRuns(1)[0]!.id;
+  log.close();
+  return id;
+}
+
+const get = async (path: string) => {
+  const response = await fetch(new URL(path, viewer.url));
+  return { status: response.status, body: (await response.json()) as any };
+};
+
+const post = async (path: string, body: unknown, headers: Record<string, string> = { "content-type": "application/json" }) => {
+  const response = await fetch(new URL(path, viewer.url), { method: "POST", headers, body: JSON.stringify(body) });
+  return { status: response.status, body: (await response.json()) as any };
+};
+
+/** Reads Server-Sent Events until `until` holds, then hangs up. */
+async function readEvents(path: string, until: (events: { id: string; event: AgentEvent }[]) => boolean, headers: Record<string, string> = {}) {
+  const controller = new AbortController();
+  const response = await fetch(new URL(path, viewer.url), { headers, signal: controller.signal });
+  expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/);
+  const events: { id: string; event: AgentEvent }[] = [];
+  const decoder = new TextDecoder();
+  let buffer = "";
+  for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
+    buffer += decoder.decode(chunk, { stream: true });
+    let end: number;
+    while ((end = buffer.indexOf("\n\n")) >= 0) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const id = /^id: (.*)$/m.exec(block)?.[1];
+      const data = /^data: (.*)$/m.exec(block)?.[1];
+      if (id && data) events.push({ id, event: JSON.parse(data) as AgentEvent });
+    }
+    if (until(events)) break;
+  }
+  controller.abort();
+  return events;
+}
+
+describe("the viewer's JSON endpoints", () => {
+  it("lists runs newest first and shows one run's checklist, tool calls and answer", async () => {
+    const first = await run("tasks");
+    const second = await run("notebook");
+    const runs = await get("/runs");
+    expect(runs.body.map((r: { id: string }) => r.id)).toEqual([second, first]);
+
+    const { body } = await get(`/runs/${first}`);
+    expect(body.run).toMatchObject({ id: first, status: "finished", strategy: "tasks" });
+    expect(body.run.answer).toMatch(/wrote report\.md/);
+    expect(body.checklist.kind).toBe("tasks");
+    expect(body.checklist.items.map((i: { status: string }) => i.status)).toEqual(["done", "done", "done"]);
+    expect(body.checklist.items[1].blockedBy).toEqual(["1"]);
+    expect(body.toolCalls.map((c: { name: string }) => c.name)).toContain("write_file");
+    expect(body.toolCalls.every((c: { result?: unknown }) => c.result)).toBe(true);
+    expect(body.pending).toEqual([]);
+    expect(body.lastSeq).toBeGreaterThan(10);
+  });
+
+  it("serves the notebook's plans of a run", async () => {
+    const id = await run("notebook");
+    const { body } = await get(`/runs/${id}/plans`);
+    expect(body).toHaveLength(1);
+    expect(body[0]).toMatchObject({ name: "Workspace report", state: "done" });
+  });
+
+  it("answers an unknown run or path with 404 and a reason", async () => {
+    expect(await get("/runs/nope")).toEqual({ status: 404, body: { error: "no run nope" } });
+    expect((await get("/elsewhere")).status).toBe(404);
+  });
+
+  it("serves the page, its module and its stylesheet", async () => {
+    const page = await fetch(viewer.url);
+    expect(await page.text()).toContain('<script type="module" src="/assets/viewer.js">');
+    const script = await fetch(new URL("/assets/viewer.js", viewer.url));
+    expect(script.headers.get("content-type")).toMatch(/javascript/);
+    expect(await script.text()).toContain("function layoutDependencyGraph(");
+  });
+});
+
+describe("approvals from the viewer", () => {
+  it("resumes a paused run from its saved state with the approval and finishes it", async () => {
+    const id = await run("notebook", "plan");
+    const paused = await get(`/runs/${id}`);
+    expect(paused.body.run.status).toBe("awaiting-approval");
+    expect(paused.body.pending.map((c: { name: string }) => c.name)).toEqual(["create_plan"]);
+
+    const callId = paused.body.pending[0].id as string;
+    expect(await post(`/runs/${id}/decisions`, { decisions: { [callId]: { action: "approve" } } })).toEqual({
+      status: 202,
+      body: { status: "resuming" },
+    });
+    const events = await readEvents(`/runs/${id}/events`, (seen) => seen.some((e) => e.event.type === "run-end"));
+    expect(events.some((e) => e.event.type === "run-resumed")).toBe(true);
+    await expect.poll(async () => (await get(`/runs/${id}`)).body.run.status).toBe("finished");
+    expect(existsSync(join(workspace, "report.md"))).toBe(true);
+  });
+
+  it("tells the model the user's reason when a call is rejected", async () => {
+    const id = await run("notebook", "plan");
+    const callId = (await get(`/runs/${id}`)).body.pending[0].id as string;
+    await post(`/runs/${id}/decisions`, { decisions: { [callId]: { action: "reject", reason: "plan fewer steps" } } });
+    const events = await readEvents(`/runs/${id}/events`, (seen) => seen.some((e) => e.event.type === "tool-end"));
+    const refused = events.find((e) => e.event.type === "tool-end")!.event as Extract<AgentEvent, { type: "tool-end" }>;
+    expect(refused.call.name).toBe("create_plan");
+    expect(refused.result.text).toContain("plan fewer steps");
+  });
+
+  it("refuses decisions that do not cover exactly the pending calls, for runs not waiting, and from other origins", async () => {
+    const id = await run("notebook", "plan");
+    const callId = (await get(`/runs/${id}`)).body.pending[0].id as string;
+    const missing = await post(`/runs/${id}/decisions`, { decisions: {} });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error).toContain(`missing: ${callId}`);
+    const stray = await post(`/runs/${id}/decisions`, { decisions: { [callId]: { action: "approve" }, other: { action: "approve" } } });
+    expect(stray.body.error).toContain("not pending: other");
+    expect((await post(`/runs/${id}/decisions`, { decisions: { [callId]: { action: "edit", arguments: "[1]" } } })).status).toBe(400);
+    expect((await post(`/runs/${id}/decisions`, { decisions: { [callId]: { action: "approve" } } }, { "content-type": "text/plain" })).status).toBe(415);
+    const foreign = await post(`/runs/${id}/decisions`, { decisions: { [callId]: { action: "approve" } } }, {
+      "content-type": "application/json",
+      origin: "http://evil.example",
+    });
+    expect(foreign.status).toBe(403);
+    expect((await get(`/runs/${id}`)).body.run.status).toBe("awaiting-approval");
+
+    const finished = await run("todos");
+    const notWaiting = await post(`/runs/${finished}/decisions`, { decisions: {} });
+    expect(notWaiting.status).toBe(409);
+    expect(notWaiting.body.error).toContain("finished");
+  });
+});
+
+describe("the event stream", () => {
+  const toolEnd = (n: number): AgentEvent => ({
+    type: "tool-end",
+    agent: "writer",
+    time: n,
+    step: n,
+    call: { id: `c${n}`, name: "read_file", arguments: "{}" },
+    result: { text: `result ${n}`, isError: false },
+    refused: false,
+    durationMs: 1,
+  });
+
+  it("streams events another writer appends while the client listens, with their sequence numbers as ids", async () => {
+    const writer = new SqliteRunLog(database);
+    writer.createRun({ id: "live", task: "t", strategy: "notebook", model: "m" });
+    writer.appendEvent("live", toolEnd(1));
+    let appended = 1;
+    const appender = setInterval(() => {
+      if (appended < 6) writer.appendEvent("live", toolEnd(++appended));
+    }, 15);
+    try {
+      const events = await readEvents("/runs/live/events", (seen) => seen.length >= 6);
+      expect(events.map((e) => e.id)).toEqual(["1", "2", "3", "4", "5", "6"]);
+      expect(events.map((e) => e.event.time)).toEqual([1, 2, 3, 4, 5, 6]);
+    } finally {
+      clearInterval(appender);
+      writer.close();
+    }
+  });
+
+  it("resumes after Last-Event-ID (or ?after=) on reconnect", async () => {
+    const writer = new SqliteRunLog(database);
+    writer.createRun({ id: "again", task: "t", strategy: "notebook", model: "m" });
+    for (let n = 1; n <= 4; n++) writer.appendEvent("again", toolEnd(n));
+    writer.close();
+    const afterHeader = await readEvents("/runs/again/events", (seen) => seen.length >= 1, { "last-event-id": "3" });
+    expect(afterHeader.map((e) => e.id)).toEqual(["4"]);
+    const afterQuery = await readEvents("/runs/again/events?after=2", (seen) => seen.length >= 2);
+    expect(afterQuery.map((e) => e.id)).toEqual(["3", "4"]);
+  });
+});
