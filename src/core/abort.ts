@@ -37,3 +37,20 @@ export function linkSignals(...signals: (AbortSignal | undefined)[]): AbortSigna
   if (present.length <= 1) return present[0];
   return AbortSignal.any(present);
 }
+
+/** Waits `ms`, or rejects with the signal's reason as soon as it fires. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(done, ms);
+    function done() {
+      signal?.removeEventListener("abort", abort);
+      resolve();
+    }
+    function abort() {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    }
+    signal?.addEventListener("abort", abort, { once: true });
+  });
+}

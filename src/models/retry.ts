@@ -1,5 +1,6 @@
 import { ModelError, type ModelErrorKind } from "./model-error.js";
 import { redactSecrets } from "./redact.js";
+import { sleep } from "../core/abort.js";
 
 /**
  * The one retry layer every adapter shares. The SDKs' own retries are switched off (maxRetries: 0)
@@ -220,21 +221,6 @@ function modelError(target: RetryTarget, failure: Failure, attempts: number, not
     status: failure.status,
     attempts,
     retryable: failure.retryable,
-  });
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      signal?.removeEventListener("abort", abort);
-      resolve();
-    }
-    function abort() {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    }
-    signal?.addEventListener("abort", abort, { once: true });
   });
 }
 

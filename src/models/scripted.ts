@@ -1,5 +1,6 @@
 import type { AssistantMessage, ToolCall } from "../core/messages.js";
 import type { ChatModel, ModelRequest, ModelResponse, ModelStreamPart } from "../core/model.js";
+import { sleep } from "../core/abort.js";
 
 /** One model turn: a plain answer, a message with tool calls, or a function of the request. */
 export type ScriptedTurn =
@@ -95,19 +96,4 @@ function toMessage(turn: Exclude<ScriptedTurn, (req: ModelRequest) => ScriptedTu
     );
   }
   return message;
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      signal?.removeEventListener("abort", abort);
-      resolve();
-    }
-    function abort() {
-      clearTimeout(timer);
-      reject(signal?.reason ?? new Error("aborted"));
-    }
-    signal?.addEventListener("abort", abort, { once: true });
-  });
 }
