@@ -1,16 +1,15 @@
 // A long run with and without context folding: one scripted 200-step trajectory (20 plan units of
 // 10 steps, tool results of 1-3 KB: file contents and search results) replayed through the same
 // agent twice, once with contextFolding. Every request the model receives is measured with the
-// o200k tokenizer. The plan is recited at the tail by a small plugin of this benchmark that
-// announces its units the way the planning plugins do (`unit-started` / `unit-finished`).
+// o200k tokenizer. The plan is a real PlanNotebook: its hint shows the plan at the tail of every
+// request, and its subtasks are the units folding folds along (`unit-started` / `unit-finished`).
 import { z } from "zod";
 import { Agent } from "../src/core/agent.js";
-import type { Message } from "../src/core/messages.js";
 import type { ModelRequest } from "../src/core/model.js";
-import { PluginHosts, type Plugin } from "../src/core/plugin.js";
 import { defineTool } from "../src/core/tool.js";
 import { scriptedModel, type ScriptedTurn } from "../src/models/scripted.js";
 import { contextFolding } from "../src/planning/folding/context-folding.js";
+import { PlanNotebook } from "../src/planning/notebook/plan-notebook.js";
 import type { Benchmark, BenchFigure } from "./figure.js";
 import { countTokens } from "./tokens.js";
 
@@ -22,7 +21,7 @@ const CONTEXT_WINDOW = 128_000;
 /** Per-message framing a chat API adds around each message (role, separators). */
 const MESSAGE_OVERHEAD_TOKENS = 3;
 const SYSTEM_PROMPT =
-  "You are a research and coding agent. Work through the plan one unit at a time: start it, use the tools, finish it with its outcome.";
+  "You are a research and coding agent. Work through the plan one subtask at a time: use the tools, then finish the subtask with its outcome.";
 const TASK = "Audit the twenty services of the platform for their retry and timeout settings and fix what is unsafe.";
 const SERVICES = [
   "billing", "checkout", "search", "catalog", "inventory", "shipping", "notifications", "accounts", "sessions", "payments",
@@ -105,62 +104,38 @@ function hash(text: string): number {
   return h >>> 0;
 }
 
-// ---- the plan: recited at the tail, units announced as a planning plugin does --------------------
+// ---- the plan: a real PlanNotebook, whose hint carries the plan at the tail of every request ------
 
-type BenchPlan = Plugin & { recitation(): string };
-
-function benchPlan(): BenchPlan {
-  const hosts = new PluginHosts();
-  const states = SERVICES.map(() => "todo");
-  const outcomes: string[] = [];
-  const unit = (i: number) => ({ kind: "subtask", id: String(i), title: `Audit the ${SERVICES[i] ?? "?"} service` });
-  const recitation = () =>
-    [
-      "<plan>",
-      ...SERVICES.map((name, i) => `- [${states[i] === "done" ? "x" : " "}] ${states[i] === "wip" ? "[WIP]" : ""}${i}. Audit the ${name} service${outcomes[i] ? ` — ${outcomes[i]}` : ""}`),
-      "</plan>",
-    ].join("\n");
-  const index = z.object({ subtask_idx: z.number().int().min(0).max(UNITS - 1) });
-  return {
-    name: "bench-plan",
-    recitation,
-    attach: (host) => hosts.add(host),
-    tools: () => [
-      defineTool({
-        name: "start_subtask",
-        description: "Mark a subtask as in progress.",
-        parameters: index,
-        execute: ({ subtask_idx }) => {
-          states[subtask_idx] = "wip";
-          hosts.emit({ type: "unit-started", unit: unit(subtask_idx) });
-          return `Subtask ${subtask_idx} is in progress.`;
-        },
-      }),
-      defineTool({
-        name: "finish_subtask",
-        description: "Finish a subtask with its outcome.",
-        parameters: index.extend({ subtask_outcome: z.string() }),
-        execute: ({ subtask_idx, subtask_outcome }) => {
-          states[subtask_idx] = "done";
-          outcomes[subtask_idx] = subtask_outcome;
-          hosts.emit({ type: "unit-finished", unit: unit(subtask_idx), outcome: subtask_outcome });
-          return `Subtask ${subtask_idx} is done.`;
-        },
-      }),
-    ],
-    beforeModel: (): Message[] => [{ role: "user", content: recitation() }],
-  };
-}
+const PLAN = {
+  name: "Retry and timeout audit",
+  description: "Audit every service of the platform for unsafe retry and timeout settings, and fix them.",
+  expected_outcome: "Every service retries with backoff and a cap, and times out within 10 s.",
+  subtasks: SERVICES.map((service) => ({
+    name: `Audit the ${service} service`,
+    description: `Read the ${service} client, its retry and timeout settings and their tests; fix what is unsafe.`,
+    expected_outcome: "Safe retries and timeouts, with the change noted.",
+  })),
+};
 
 // ---- the trajectory: 20 units × 10 steps, then the answer -----------------------------------------
 
 type Call = { name: string; arguments: Record<string, unknown> };
 
+/**
+ * Unit i's ten steps. The first unit's first step creates the plan and starts subtask 0; finishing a
+ * subtask starts the next one, and the last finish closes the plan in the same turn.
+ */
 function unitSteps(i: number): Call[][] {
   const service = SERVICES[i] ?? "service";
   const root = `services/${service}/src`;
+  const begin: Call[] =
+    i === 0
+      ? [{ name: "create_plan", arguments: PLAN }, { name: "update_subtask_state", arguments: { subtask_idx: 0, state: "in_progress" } }]
+      : [];
+  const finish: Call[] = [{ name: "finish_subtask", arguments: { subtask_idx: i, subtask_outcome: `${service}: retries capped at 3 with jitter, timeouts at 10 s` } }];
+  if (i === UNITS - 1) finish.push({ name: "finish_plan", arguments: { state: "done", outcome: "All twenty services retry safely and time out within 10 s." } });
   return [
-    [{ name: "start_subtask", arguments: { subtask_idx: i } }, { name: "read_file", arguments: { path: `${root}/client.ts` } }],
+    [...begin, { name: "read_file", arguments: { path: `${root}/client.ts` } }],
     [{ name: "read_file", arguments: { path: `${root}/retry.ts` } }],
     [{ name: "search_web", arguments: { query: `${service} service retry policy` } }],
     [{ name: "read_file", arguments: { path: `${root}/timeouts.ts` } }],
@@ -169,20 +144,20 @@ function unitSteps(i: number): Call[][] {
     [{ name: "edit_file", arguments: { path: `${root}/retry.ts`, old_text: "retries: 5", new_text: "retries: 3" } }],
     [{ name: "read_file", arguments: { path: `${root}/retry.test.ts` } }],
     [{ name: "read_file", arguments: { path: `services/${service}/README.md` } }],
-    [{ name: "finish_subtask", arguments: { subtask_idx: i, subtask_outcome: `${service}: retries capped at 3 with jitter, timeouts at 10 s` } }],
+    finish,
   ];
 }
 
 type Measured = { maxRequestTokens: number; totalPromptTokens: number; prefixBreaks: number; planAtTailShare: number; requests: number };
 
 async function replay(folded: boolean): Promise<Measured & { foldingBreaks: number }> {
-  const plan = benchPlan();
+  const plan = new PlanNotebook();
   let planAtTail = 0;
   const turns: ScriptedTurn[] = [];
   for (let i = 0; i < UNITS; i++) {
     for (const calls of unitSteps(i)) {
       turns.push((req) => {
-        if (req.messages.at(-1)?.content === plan.recitation()) planAtTail++;
+        if (req.messages.at(-1)?.content === plan.hint()) planAtTail++;
         return { toolCalls: calls };
       });
     }
@@ -233,7 +208,7 @@ function cachedCount(text: string): number {
 }
 
 /**
- * Requests that do not extend the previous one (its last message, the ephemeral recitation, aside):
+ * Requests that do not extend the previous one (its last message, the ephemeral plan hint, aside):
  * each one would miss a provider's prefix cache from the point of change.
  */
 function countPrefixBreaks(requests: readonly ModelRequest[]): number {
