@@ -18,6 +18,10 @@ describe("task board tool descriptions", () => {
     expect(TASK_UPDATE_DESCRIPTION).toMatch(/null is removed/);
   });
 
+  it("TaskUpdate asks for the result of a completed task in metadata.result, which becomes its outcome", () => {
+    expect(TASK_UPDATE_DESCRIPTION).toMatch(/metadata\.result.*outcome/);
+  });
+
   it("TaskList points at the lowest-numbered unblocked task and explains done blockers", () => {
     expect(TASK_LIST_DESCRIPTION).toMatch(/lowest-numbered pending task with no open blockers/);
     expect(TASK_LIST_DESCRIPTION).toMatch(/completed are shown as done/);

@@ -21,7 +21,7 @@ export const TASK_UPDATE_DESCRIPTION = `Change one task: its status, owner, subj
 
 Status flow:
 - Set status "in_progress" right before you start a task, so others can see it is taken; work on one task at a time.
-- Set "completed" only when the task is fully done: finished, checked, nothing left to fix. If tests fail, the work is partial, or you hit an error you could not resolve, keep it "in_progress".
+- Set "completed" only when the task is fully done: finished, checked, nothing left to fix. If tests fail, the work is partial, or you hit an error you could not resolve, keep it "in_progress". Put what the task produced in metadata.result, one short line: it stays as the task's outcome when older work is condensed.
 - If you are blocked, leave the task "in_progress" and create a new task describing what has to be resolved first.
 - Set "deleted" to remove a task that is no longer needed; it also disappears from every other task's dependencies.
 - "pending" puts a task back in the queue.
