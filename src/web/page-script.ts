@@ -74,7 +74,7 @@ function checklistSection(checklist) {
   );
   const hasEdges = checklist.items.some((item) => item.blockedBy.length > 0);
   return el("div", { class: "card", id: "checklist" },
-    el("h2", {}, heading + ": " + checklist.title + " ", el("span", { class: "meta", text: done + "/" + checklist.items.length + " done" })),
+    el("h2", {}, (checklist.title === heading ? heading : heading + ": " + checklist.title) + " ", el("span", { class: "meta", text: done + "/" + checklist.items.length + " done" })),
     list,
     hasEdges ? el("h3", { text: "Dependencies" }) : null,
     hasEdges ? dependencyGraph(checklist.items) : null,
@@ -221,17 +221,18 @@ function renderDetails(forcePending) {
   const keepPending = !forcePending && key === state.pendingKey && document.getElementById("pending");
   const pending = keepPending ? document.getElementById("pending") : pendingSection(details);
   state.pendingKey = key;
-  root.replaceChildren(
+  const sections = [
     el("div", { class: "card", id: "run-header" },
       el("h2", {}, run.task + " ", badge(run.status)),
-      el("p", { class: "meta", text: run.strategy + " · " + run.model + " · " + run.id })),
+      el("div", { class: "meta", text: run.strategy + " · " + run.model + " · " + run.id })),
     pending,
     checklistSection(details.checklist),
     run.answer ? el("div", { class: "card", id: "answer" }, el("h2", { text: "Final answer" }), el("p", { class: "answer", text: run.answer })) : null,
     foldSection(details.folds),
     toolSection(details.toolCalls),
     plansSection(state.plans),
-  );
+  ];
+  root.replaceChildren(...sections.filter((section) => section !== null));
 }
 
 function follow(runId, afterSeq) {

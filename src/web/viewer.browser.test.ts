@@ -1,0 +1,123 @@
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { Writable } from "node:stream";
+import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, it } from "vitest";
+import { runCommand } from "../cli/run-command.js";
+import { SqliteRunLog } from "../stores/sqlite-run-log.js";
+import { startViewer, type Viewer } from "./viewer-server.js";
+
+// The page in a real browser: Debian's Chromium, headless, offline, with a fresh profile.
+const CHROMIUM = "/usr/bin/chromium";
+const CHROMIUM_ARGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+  "--disable-quic",
+];
+/** Set to refresh the README's screenshot: UPDATE_VIEWER_SCREENSHOT=1 npx vitest run src/web/viewer.browser.test.ts */
+const SCREENSHOT = process.env["UPDATE_VIEWER_SCREENSHOT"] ? resolve("docs/viewer.png") : undefined;
+
+const quiet = () => new Writable({ write: (_chunk, _encoding, done) => done() });
+
+let profile: string;
+let browser: BrowserContext;
+let home: string;
+let workspace: string;
+let database: string;
+let viewer: Viewer;
+let page: Page;
+
+beforeAll(async () => {
+  profile = mkdtempSync(join(tmpdir(), "stepwise-chromium-"));
+  browser = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  rmSync(profile, { recursive: true, force: true });
+});
+
+beforeEach(async () => {
+  home = mkdtempSync(join(tmpdir(), "stepwise-viewer-page-"));
+  workspace = join(home, "workspace");
+  mkdirSync(workspace);
+  writeFileSync(join(workspace, "notes.md"), "Kickoff notes\nship on Friday\n");
+  writeFileSync(join(workspace, "todo.txt"), "buy milk\n");
+  database = join(home, "stepwise.db");
+  viewer = await startViewer({ database, pollMs: 50 });
+  page = await browser.newPage();
+  await page.setViewportSize({ width: 1100, height: 640 });
+});
+
+afterEach(async () => {
+  await page.close();
+  await viewer.close();
+  rmSync(home, { recursive: true, force: true });
+});
+
+function startRun(strategy: string, model: string, approval = "none"): Promise<number> {
+  return runCommand("Survey the workspace and write report.md", { strategy, model, workspace, database, approval }, { stdout: quiet(), stderr: quiet() });
+}
+
+async function waitForRunId(): Promise<string> {
+  const log = new SqliteRunLog(database);
+  try {
+    await expect.poll(() => log.listRuns(1).length).toBe(1);
+    return log.listRuns(1)[0]!.id;
+  } finally {
+    log.close();
+  }
+}
+
+describe("the plan viewer in Chromium", () => {
+  it("shows a running plan with its dependency graph and updates it as subtasks finish", async () => {
+    const running = startRun("tasks", "scripted:demo@300ms");
+    const runId = await waitForRunId();
+    await page.goto(`${viewer.url}#run=${runId}`);
+
+    const first = page.locator('#checklist li[data-item="1"]');
+    await first.filter({ hasText: "Survey the workspace" }).waitFor();
+    await page.locator('#run-header [data-run-status="running"]').waitFor();
+    await page.locator('#checklist li[data-item="1"][data-status="in_progress"]').waitFor();
+    // The subtask finishes while the page watches: the event stream redraws it as done.
+    await page.locator('#checklist li[data-item="1"][data-status="done"]').waitFor();
+    await page.locator('svg.graph g[data-node="3"]').waitFor();
+    expect(await page.locator("svg.graph path[marker-end]").count()).toBe(2);
+    await page.locator('#checklist li[data-item="2"][data-status="in_progress"]').waitFor();
+    expect(await page.locator("#run").innerText()).not.toMatch(/\bnull\b|undefined/);
+    const shot = join(home, "viewer.png");
+    await page.screenshot({ path: shot });
+    if (SCREENSHOT) copyFileSync(shot, SCREENSHOT);
+    await page.locator("#tool-calls li", { hasText: "list_dir" }).first().waitFor();
+
+    expect(await running).toBe(0);
+    await page.locator('#run-header [data-run-status="finished"]').waitFor();
+    await page.locator("#answer", { hasText: "wrote report.md" }).waitFor();
+    expect(await page.locator('#checklist li[data-status="done"]').count()).toBe(3);
+  });
+
+  it("approves a paused run's plan with the Approve button, and the run resumes and finishes", async () => {
+    expect(await startRun("notebook", "scripted:demo", "plan")).toBe(3);
+    const runId = await waitForRunId();
+    await page.goto(viewer.url);
+
+    await page.locator(`nav button[data-run="${runId}"] [data-run-status="awaiting-approval"]`).waitFor();
+    const pending = page.locator("#pending");
+    await pending.filter({ hasText: "create_plan" }).waitFor();
+    await pending.getByRole("button", { name: "Approve" }).click();
+
+    await page.locator('#run-header [data-run-status="finished"]').waitFor();
+    await page.locator("#answer", { hasText: "wrote report.md" }).waitFor();
+    await page.locator("#past-plans", { hasText: "Workspace report" }).waitFor();
+    expect(await page.locator("#pending").count()).toBe(0);
+    expect(existsSync(join(workspace, "report.md"))).toBe(true);
+    const log = new SqliteRunLog(database);
+    expect(log.getRun(runId)?.status).toBe("finished");
+    log.close();
+  });
+});
