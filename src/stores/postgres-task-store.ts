@@ -1,7 +1,7 @@
 import pg from "pg";
 import { applyChange, blockerGraph, normalizeImport, removeTask, sortIds, unknownTaskError } from "../planning/tasks/task-graph.js";
 import type { TaskStore, TaskStoreState } from "../planning/tasks/task-store.js";
-import { countByState, isTaskId, TaskRuleError, type Task, type TaskBoardChange, type TaskChange, type TaskDraft, type TaskImport, type TaskState } from "../planning/tasks/task.js";
+import { countByState, isTaskId, newTask, TaskRuleError, type Task, type TaskBoardChange, type TaskChange, type TaskDraft, type TaskImport, type TaskState } from "../planning/tasks/task.js";
 
 type TaskRow = {
   id: string;
@@ -124,17 +124,7 @@ export class PostgresTaskStore implements TaskStore {
         "UPDATE stepwise_task_boards SET next_id = next_id + 1 WHERE board_id = $1 RETURNING (next_id - 1)::text AS id",
         [this.boardId],
       );
-      const task: Task = {
-        id: (rows[0] as { id: string }).id,
-        subject: draft.subject,
-        description: draft.description,
-        state: "pending",
-        owner: null,
-        blocks: [],
-        blockedBy: [],
-        metadata: structuredClone(draft.metadata ?? {}),
-        createdAt: new Date().toISOString(),
-      };
+      const task = newTask((rows[0] as { id: string }).id, draft);
       await insertTasks(client, this.boardId, [task]);
       await this.#notify(client, "created", [task.id]);
       return task;

@@ -1,6 +1,6 @@
 import { applyChange, blockerGraph, nextClaimable, nextFreeId, normalizeImport, removeTask, unknownTaskError } from "../planning/tasks/task-graph.js";
 import type { TaskStore, TaskStoreState } from "../planning/tasks/task-store.js";
-import { cloneTask, countByState, TaskRuleError, type Task, type TaskChange, type TaskDraft, type TaskImport, type TaskState } from "../planning/tasks/task.js";
+import { cloneTask, countByState, newTask, TaskRuleError, type Task, type TaskChange, type TaskDraft, type TaskImport, type TaskState } from "../planning/tasks/task.js";
 import { openSqliteDatabase, type SqliteDatabase } from "./sqlite-database.js";
 
 type TaskRow = {
@@ -70,17 +70,7 @@ export class SqliteTaskStore implements TaskStore {
 
   async create(draft: TaskDraft): Promise<Task> {
     return this.#write(() => {
-      const task: Task = {
-        id: String(this.#nextId()),
-        subject: draft.subject,
-        description: draft.description,
-        state: "pending",
-        owner: null,
-        blocks: [],
-        blockedBy: [],
-        metadata: structuredClone(draft.metadata ?? {}),
-        createdAt: new Date().toISOString(),
-      };
+      const task = newTask(String(this.#nextId()), draft);
       this.#insert(task);
       this.#setNextId(Number(task.id) + 1);
       return task;

@@ -1,6 +1,6 @@
 import { applyChange, blockerGraph, nextClaimable, nextFreeId, normalizeImport, removeTask, unknownTaskError } from "./task-graph.js";
 import type { TaskStore, TaskStoreState } from "./task-store.js";
-import { cloneTask, compareTaskIds, countByState, TaskRuleError, type Task, type TaskChange, type TaskDraft, type TaskImport, type TaskState } from "./task.js";
+import { cloneTask, compareTaskIds, countByState, newTask, TaskRuleError, type Task, type TaskChange, type TaskDraft, type TaskImport, type TaskState } from "./task.js";
 
 /**
  * Tasks kept in this process only: the library's default. Every operation runs synchronously inside
@@ -29,17 +29,7 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   async create(draft: TaskDraft): Promise<Task> {
-    const task: Task = {
-      id: String(this.#nextId++),
-      subject: draft.subject,
-      description: draft.description,
-      state: "pending",
-      owner: null,
-      blocks: [],
-      blockedBy: [],
-      metadata: structuredClone(draft.metadata ?? {}),
-      createdAt: new Date().toISOString(),
-    };
+    const task = newTask(String(this.#nextId++), draft);
     this.#tasks.set(task.id, task);
     return cloneTask(task);
   }

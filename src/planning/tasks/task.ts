@@ -26,6 +26,21 @@ export type TaskDraft = {
   metadata?: Record<string, unknown>;
 };
 
+/** A new pending task from a draft, as every store creates it. */
+export function newTask(id: string, draft: TaskDraft): Task {
+  return {
+    id,
+    subject: draft.subject,
+    description: draft.description,
+    state: "pending",
+    owner: null,
+    blocks: [],
+    blockedBy: [],
+    metadata: structuredClone(draft.metadata ?? {}),
+    createdAt: new Date().toISOString(),
+  };
+}
+
 /**
  * A change to one task, applied atomically. `metadata` is merged key by key, and a null value
  * deletes its key. Edges are only ever added, and always written in both directions.
