@@ -23,6 +23,8 @@ export class SqlitePlanStorage implements PlanStorage {
   readonly #get;
   readonly #list;
   readonly #delete;
+  readonly #setCurrent;
+  readonly #getCurrent;
 
   constructor(database: string | SqliteDatabase, opts: SqlitePlanStorageOptions = {}) {
     this.#ownsDb = typeof database === "string";
@@ -34,6 +36,10 @@ export class SqlitePlanStorage implements PlanStorage {
         id         TEXT NOT NULL,
         data       TEXT NOT NULL,
         PRIMARY KEY (scope, id)
+      );
+      CREATE TABLE IF NOT EXISTS stepwise_current_plans (
+        scope      TEXT PRIMARY KEY,
+        plan_id    TEXT
       )`);
     this.#upsert = this.#db.prepare<[string, string, string]>(
       `INSERT INTO stepwise_plans (scope, id, data) VALUES (?, ?, ?)
@@ -43,10 +49,28 @@ export class SqlitePlanStorage implements PlanStorage {
     // An upsert keeps the row's rowid, so rowid order is the order plans were first added.
     this.#list = this.#db.prepare<[string], { data: string }>("SELECT data FROM stepwise_plans WHERE scope = ? ORDER BY rowid");
     this.#delete = this.#db.prepare<[string, string]>("DELETE FROM stepwise_plans WHERE scope = ? AND id = ?");
+    this.#setCurrent = this.#db.prepare<[string, string | null]>(
+      `INSERT INTO stepwise_current_plans (scope, plan_id) VALUES (?, ?)
+       ON CONFLICT (scope) DO UPDATE SET plan_id = excluded.plan_id`,
+    );
+    this.#getCurrent = this.#db.prepare<[string], { plan_id: string | null }>("SELECT plan_id FROM stepwise_current_plans WHERE scope = ?");
   }
 
   add(plan: PlanData): void {
     this.#upsert.run(this.scope, plan.id, JSON.stringify(plan));
+  }
+
+  /** One transaction: a kill leaves either all of it or none of it. */
+  commit(plans: PlanData[], currentId: string | null): void {
+    this.#db.transaction(() => {
+      for (const plan of plans) this.add(plan);
+      this.#setCurrent.run(this.scope, currentId);
+    })();
+  }
+
+  currentPlanId(): string | null | undefined {
+    const row = this.#getCurrent.get(this.scope);
+    return row ? row.plan_id : undefined;
   }
 
   get(id: string): PlanData | null {

@@ -2,6 +2,7 @@ import type { ChatModel, ModelRequest } from "../../core/model.js";
 import { reactiveModel, type ScriptedTurn } from "../../models/scripted.js";
 import type { ModelRole, ModelsByRole } from "../strategies.js";
 import type { StrategyName } from "../strategies.js";
+import { planInHint } from "./plan-in-hint.js";
 import { readRequest, type RequestFacts } from "./request-reading.js";
 import { filesInListing, REPORT_PATH, reportMarkdown, summarizeRead, type FileSummary } from "./workspace-survey.js";
 
@@ -34,8 +35,11 @@ function readAll(facts: RequestFacts): ScriptedTurn {
   return { toolCalls: files.map((path) => ({ name: "read_file", arguments: { path } })) };
 }
 
+/** One summary per file read; a file read again (after a resume) counts once, with its latest result. */
 function summaries(facts: RequestFacts): FileSummary[] {
-  return facts.results("read_file").map(({ args, text }) => summarizeRead(String(args["path"]), text));
+  const byPath = new Map<string, FileSummary>();
+  for (const { args, text } of facts.results("read_file")) byPath.set(String(args["path"]), summarizeRead(String(args["path"]), text));
+  return [...byPath.values()];
 }
 
 const writeReport = (rows: FileSummary[]): ScriptedTurn => ({
@@ -54,38 +58,49 @@ function byTurn(script: ((facts: RequestFacts) => ScriptedTurn)[]): (req: ModelR
   };
 }
 
-const notebook = byTurn([
-  () => ({
-    toolCalls: [
-      {
-        name: "create_plan",
-        arguments: {
-          name: "Workspace report",
-          description: "Find out what the workspace holds and write it up in report.md.",
-          expected_outcome: "report.md lists every file with its size and first line.",
-          subtasks: [
-            { name: SURVEY, description: "List every file in the workspace.", expected_outcome: "The list of files." },
-            { name: READ, description: "Read each file found.", expected_outcome: "A summary line per file." },
-            { name: WRITE, description: "Write the summaries to report.md.", expected_outcome: "report.md exists." },
-          ],
-        },
-      },
-    ],
-  }),
-  () => ({ toolCalls: [{ name: "update_subtask_state", arguments: { subtask_idx: 0, state: "in_progress" } }] }),
-  listRoot,
-  (f) => ({
-    toolCalls: [
-      { name: "finish_subtask", arguments: { subtask_idx: 0, subtask_outcome: `Found: ${filesInListing(f.lastResult("list_dir") ?? "").join(", ")}` } },
-    ],
-  }),
-  readAll,
-  (f) => ({ toolCalls: [{ name: "finish_subtask", arguments: { subtask_idx: 1, subtask_outcome: `Read ${summaries(f).length} file(s).` } }] }),
-  (f) => writeReport(summaries(f)),
-  () => ({ toolCalls: [{ name: "finish_subtask", arguments: { subtask_idx: 2, subtask_outcome: `Wrote ${REPORT_PATH}.` } }] }),
-  () => ({ toolCalls: [{ name: "finish_plan", arguments: { state: "done", outcome: `${REPORT_PATH} is written.` } }] }),
-  (f) => finalAnswer(summaries(f)),
-]);
+const PLAN = {
+  name: "Workspace report",
+  description: "Find out what the workspace holds and write it up in report.md.",
+  expected_outcome: "report.md lists every file with its size and first line.",
+  subtasks: [
+    { name: SURVEY, description: "List every file in the workspace.", expected_outcome: "The list of files." },
+    { name: READ, description: "Read each file found.", expected_outcome: "A summary line per file." },
+    { name: WRITE, description: "Write the summaries to report.md.", expected_outcome: "report.md exists." },
+  ],
+};
+
+const call = (name: string, args: Record<string, unknown>): ScriptedTurn => ({ toolCalls: [{ name, arguments: args }] });
+
+/**
+ * The notebook brain decides from the plan the hint shows, not from how many turns it took: a run
+ * resumed from a checkpoint older than the plan (killed between a plan change and the checkpoint)
+ * neither plans twice nor finishes a subtask twice. The work tools it repeats are idempotent.
+ */
+function notebook(req: ModelRequest): ScriptedTurn {
+  const facts = readRequest(req);
+  const plan = planInHint(req);
+  if (plan === null) {
+    // No current plan: either none was made yet, or it is finished and the user gets the answer.
+    return facts.results("create_plan").length > 0 ? finalAnswer(summaries(facts)) : call("create_plan", PLAN);
+  }
+  const active = plan.findIndex((s) => s.state === "in_progress");
+  if (active < 0) {
+    const next = plan.findIndex((s) => s.state === "todo");
+    if (next < 0) return call("finish_plan", { state: "done", outcome: `${REPORT_PATH} is written.` });
+    return call("update_subtask_state", { subtask_idx: next, state: "in_progress" });
+  }
+  const finish = (outcome: string) => call("finish_subtask", { subtask_idx: active, subtask_outcome: outcome });
+  const listing = facts.lastResult("list_dir");
+  if (listing === undefined) return listRoot();
+  const files = filesInListing(listing);
+  const name = plan[active]?.name;
+  if (name === SURVEY) return finish(`Found: ${files.join(", ")}`);
+  const read = new Set(summaries(facts).map((row) => row.path));
+  if (files.some((path) => !read.has(path))) return readAll(facts);
+  if (name === READ) return finish(`Read ${read.size} file(s).`);
+  if (facts.results("write_file").length === 0) return writeReport(summaries(facts));
+  return finish(`Wrote ${REPORT_PATH}.`);
+}
 
 const taskUpdate = (task_id: string, change: Record<string, unknown>): ScriptedTurn => ({
   toolCalls: [{ name: "TaskUpdate", arguments: { task_id, ...change } }],

@@ -7,11 +7,13 @@ export type RequestFacts = {
   turn: number;
   /** The latest result of a tool, by tool name. */
   lastResult(tool: string): string | undefined;
-  /** Every result of a tool, with the arguments its call was made with, oldest first. */
+  /** Every recorded result of a tool, with the arguments its call was made with, oldest first. */
   results(tool: string): { args: Record<string, unknown>; text: string }[];
   /** The last user message that is not an ephemeral hint or recitation: the agent's actual input. */
   input: string;
 };
+
+const INTERRUPTED = "Interrupted:";
 
 export function readRequest(req: ModelRequest): RequestFacts {
   const messages: Message[] = req.messages;
@@ -20,7 +22,10 @@ export function readRequest(req: ModelRequest): RequestFacts {
     if (m.role !== "assistant") continue;
     for (const call of m.toolCalls ?? []) argsById.set(call.id, parseArgs(call.arguments));
   }
-  const toolMessages = messages.filter((m): m is Extract<Message, { role: "tool" }> => m.role === "tool");
+  // A call the agent answered as interrupted (the run was killed before its result was recorded) has no result.
+  const toolMessages = messages.filter(
+    (m): m is Extract<Message, { role: "tool" }> => m.role === "tool" && !m.content.startsWith(INTERRUPTED),
+  );
   const results = (tool: string) =>
     toolMessages.filter((m) => m.name === tool).map((m) => ({ args: argsById.get(m.toolCallId) ?? {}, text: m.content }));
   const inputs = messages.filter((m) => m.role === "user" && !m.content.startsWith("<"));

@@ -80,6 +80,9 @@ export class PlanNotebook implements Plugin {
     this.#planToHint = opts.planToHint ?? defaultPlanToHint;
     this.#clock = opts.clock ?? (() => new Date());
     this.#tools = createPlanTools(this);
+    // A persistent storage knows which plan its scope is working on: a notebook opened on it goes on with that plan.
+    this.#current = this.#committedPlan() ?? null;
+    this.#units.reset(this.#current);
   }
 
   get currentPlan(): Plan | null {
@@ -308,6 +311,14 @@ export class PlanNotebook implements Plugin {
     const saved = parseSavedState(state);
     this.#justFinished = null;
     if ("planId" in saved) {
+      // The storage commits with every tool call, the saved state only when the agent checkpoints: when
+      // the storage recorded a current plan it is the newer truth (a run killed in between resumes right).
+      const committed = this.#committedPlan();
+      if (committed !== undefined) {
+        this.#current = committed;
+        this.#units.reset(this.#current);
+        return;
+      }
       const data = saved.planId === null ? null : this.storage.get(saved.planId);
       if (saved.planId !== null && data === null) {
         throw new Error(
@@ -320,10 +331,23 @@ export class PlanNotebook implements Plugin {
     }
     // A copy replaces what a memory storage holds; a persistent storage keeps its other plans.
     if (!this.storage.persistent) for (const plan of this.storage.list()) this.storage.delete(plan.id);
-    for (const plan of saved.history) this.storage.add(plan);
-    if (saved.currentPlan) this.storage.add(saved.currentPlan);
+    this.#store([...saved.history, ...(saved.currentPlan ? [saved.currentPlan] : [])], saved.currentPlan?.id ?? null);
     this.#current = saved.currentPlan ? Plan.fromJSON(saved.currentPlan) : null;
     this.#units.reset(this.#current);
+  }
+
+  /** The plan the storage last recorded as current (null for none), or undefined when it keeps no such record. */
+  #committedPlan(): Plan | null | undefined {
+    const id = this.storage.currentPlanId?.();
+    if (id === undefined) return undefined;
+    const data = id === null ? null : this.storage.get(id);
+    return data && (data.state === "todo" || data.state === "in_progress") ? Plan.fromJSON(data) : null;
+  }
+
+  /** Stores plans together with which one is current, atomically when the storage can. */
+  #store(plans: PlanData[], currentId: string | null): void {
+    if (this.storage.commit) this.storage.commit(plans, currentId);
+    else for (const plan of plans) this.storage.add(plan);
   }
 
   #now(): string {
@@ -381,7 +405,10 @@ export class PlanNotebook implements Plugin {
    * of work are announced here, inside the tool call that made the change, so they land in its turn.
    */
   async #commit(...changes: [Plan, PlanChange][]): Promise<void> {
-    for (const [plan] of changes) this.storage.add(plan.toJSON());
+    this.#store(
+      changes.map(([plan]) => plan.toJSON()),
+      this.#current?.id ?? null,
+    );
     for (const [plan, change] of changes) this.#hosts.emit({ type: "plan-updated", change, plan: plan.clone() });
     for (const event of this.#units.reconcile(this.#current)) this.#hosts.emit(event);
     for (const [plan, change] of changes) {

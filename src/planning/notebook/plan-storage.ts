@@ -17,4 +17,12 @@ export interface PlanStorage {
   list(): PlanData[];
   /** Returns whether a plan was deleted. */
   delete(id: string): boolean;
+  /**
+   * For persistent storages: stores the changed plans and records which plan is now current (null for
+   * none) in one atomic write. A process killed right after a tool call then leaves plans and current
+   * plan agreeing, however old the agent's last checkpoint is. Without it the notebook calls `add`.
+   */
+  commit?(plans: PlanData[], currentId: string | null): void;
+  /** The current plan id recorded by the last `commit`: null for none, undefined when never recorded. */
+  currentPlanId?(): string | null | undefined;
 }
