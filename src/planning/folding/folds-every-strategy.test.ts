@@ -88,16 +88,20 @@ const todos: Strategy = {
 
 const read = (u: number, s: number): Call => ({ name: "read_file", arguments: { path: `src/m${u}/f${s}.ts` } });
 
-/** Every unit but the last is finished; the last one is still in progress when the run pauses. */
-function trajectory(strategy: Strategy, recall?: () => string): ScriptedTurn[] {
-  const turns: ScriptedTurn[] = [{ toolCalls: [...strategy.start(), read(0, 0)] }];
+/** The tool-call turns: every unit but the last is finished; the last one is still in progress at the end. Call ids are explicit, so a resumed run's never repeat. */
+function workTurns(strategy: Strategy): ScriptedTurn[] {
+  const calls: Call[][] = [[...strategy.start(), read(0, 0)]];
   for (let u = 0; u < UNITS; u++) {
-    for (let s = u === 0 ? 1 : 0; s < READS_PER_UNIT; s++) turns.push({ toolCalls: [read(u, s)] });
-    if (u < UNITS - 1) turns.push({ toolCalls: strategy.handover(u) });
+    for (let s = u === 0 ? 1 : 0; s < READS_PER_UNIT; s++) calls.push([read(u, s)]);
+    if (u < UNITS - 1) calls.push(strategy.handover(u));
   }
-  if (recall) turns.push(() => ({ toolCalls: [{ name: "recall", arguments: { unit: recall() } }] }));
-  turns.push("Paused: the last module is still under review.");
-  return turns;
+  return calls.map((turn, t) => ({ toolCalls: turn.map((call, c) => ({ ...call, id: `t${t}_${c}` })) }));
+}
+
+const recallTurn = (ref: () => string): ScriptedTurn => () => ({ toolCalls: [{ name: "recall", arguments: { unit: ref() }, id: "recall_1" }] });
+
+function trajectory(strategy: Strategy, recall?: () => string): ScriptedTurn[] {
+  return [...workTurns(strategy), ...(recall ? [recallTurn(recall)] : []), "Paused: the last module is still under review."];
 }
 
 async function run(strategy: Strategy, opts: { fold: boolean }) {
@@ -157,5 +161,40 @@ describe.each([notebook, board, todos])("context folding with the $name", (strat
     const body = JSON.parse(recalled?.type === "tool-end" ? recalled.result.text : "{}") as { outcome: string; messages: Message[] };
     expect(body.outcome).toBe(strategy.outcomeOf(0));
     expect(body.messages).toEqual(firstUnitMessages(unfolded.agent.memory));
+  });
+});
+
+describe.each([notebook, board, todos])("context folding with the $name across a saved state", (strategy) => {
+  it("finishes and folds the unit that was in progress when the state was saved, under the same reference", async () => {
+    const turns = workTurns(strategy);
+    // Cut in the middle of unit 3: two of its reads happen before the save, two after.
+    const cut = turns.findIndex((turn) => JSON.stringify(turn).includes("src/m3/f2.ts"));
+    const first = await strategy.setup();
+    const firstAgent = new Agent({
+      model: scriptedModel([...turns.slice(0, cut), "Pausing."]),
+      tools: [readFile],
+      plugins: [...first.plugins, contextFolding({ budgetTokens: BUDGET })],
+      maxSteps: 100,
+    });
+    await firstAgent.run("Review the modules.");
+    const saved = structuredClone(firstAgent.saveState());
+
+    const second = await strategy.setup();
+    const folding = contextFolding({ budgetTokens: BUDGET });
+    const model = scriptedModel([...turns.slice(cut), recallTurn(() => second.refOf(3)), "Paused."]);
+    const agent = new Agent({ model, tools: [readFile], plugins: [...second.plugins, folding], maxSteps: 100 });
+    agent.loadState(saved);
+    const events: AgentEvent[] = [];
+    agent.on((event) => events.push(event));
+    await agent.run("Carry on.");
+
+    const folded = events.flatMap((e) => (e.type === "context-folded" ? e.units : []));
+    expect(folded.map((fold) => `${fold.unit.kind}:${fold.unit.id}`)).toContain(second.refOf(3));
+    expect(second.refOf(3)).toBe(first.refOf(3));
+    const recalled = events.find((e) => e.type === "tool-end" && e.call.name === "recall");
+    const body = JSON.parse(recalled?.type === "tool-end" ? recalled.result.text : "{}") as { outcome: string; messages: Message[] };
+    expect(body.outcome).toBe(strategy.outcomeOf(3));
+    const reads = body.messages.flatMap((m) => (m.role === "tool" && m.name === "read_file" ? [m.content.split("\n")[0]] : []));
+    expect(reads).toEqual(["// src/m3/f0.ts", "// src/m3/f1.ts", "// src/m3/f2.ts", "// src/m3/f3.ts"]);
   });
 });
