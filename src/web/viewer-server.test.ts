@@ -54,7 +54,7 @@ async function readEvents(path: string, until: (events: { id: string; event: Age
   const events: { id: string; event: AgentEvent }[] = [];
   const decoder = new TextDecoder();
   let buffer = "";
-  for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
+  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
     buffer += decoder.decode(chunk, { stream: true });
     let end: number;
     while ((end = buffer.indexOf("\n\n")) >= 0) {
@@ -124,7 +124,7 @@ describe("approvals from the viewer", () => {
     });
     const events = await readEvents(`/runs/${id}/events`, (seen) => seen.some((e) => e.event.type === "run-end"));
     expect(events.some((e) => e.event.type === "run-resumed")).toBe(true);
-    await expect.poll(async () => (await get(`/runs/${id}`)).body.run.status).toBe("finished");
+    await expect.poll(async () => (await get(`/runs/${id}`)).body.run.status, { timeout: 10_000 }).toBe("finished");
     expect(existsSync(join(workspace, "report.md"))).toBe(true);
   });
 
@@ -136,6 +136,15 @@ describe("approvals from the viewer", () => {
     const refused = events.find((e) => e.event.type === "tool-end")!.event as Extract<AgentEvent, { type: "tool-end" }>;
     expect(refused.call.name).toBe("create_plan");
     expect(refused.result.text).toContain("plan fewer steps");
+  });
+
+  it("runs an edited call with the user's arguments", async () => {
+    const id = await run("notebook", "plan");
+    const call = (await get(`/runs/${id}`)).body.pending[0] as { id: string; arguments: string };
+    const edited = { ...(JSON.parse(call.arguments) as object), name: "Report, as edited" };
+    await post(`/runs/${id}/decisions`, { decisions: { [call.id]: { action: "edit", arguments: edited } } });
+    await expect.poll(async () => (await get(`/runs/${id}`)).body.run.status, { timeout: 10_000 }).toBe("finished");
+    expect((await get(`/runs/${id}/plans`)).body.map((p: { name: string }) => p.name)).toEqual(["Report, as edited"]);
   });
 
   it("refuses decisions that do not cover exactly the pending calls, for runs not waiting, and from other origins", async () => {

@@ -67,7 +67,7 @@ function startRun(strategy: string, model: string, approval = "none"): Promise<n
 async function waitForRunId(): Promise<string> {
   const log = new SqliteRunLog(database);
   try {
-    await expect.poll(() => log.listRuns(1).length).toBe(1);
+    await expect.poll(() => log.listRuns(1).length, { timeout: 10_000 }).toBe(1);
     return log.listRuns(1)[0]!.id;
   } finally {
     log.close();
