@@ -431,11 +431,16 @@ export class Agent {
     return outcome;
   }
 
-  async #invoke(call: ToolCall, signal: AbortSignal | undefined): Promise<Outcome> {
+  async #invoke(call: ToolCall, signal: AbortSignal | undefined, editedFrom?: string): Promise<Outcome> {
     const tool = this.toolkit.get(call.name);
     if (!tool) throw new Error(`internal: tool "${call.name}" vanished`);
     if (signal?.aborted) return { result: { text: "Not run: the run was aborted.", isError: true }, refused: false };
-    const ctx = { agentName: this.name, toolCallId: call.id, ...(signal ? { signal } : {}) };
+    const ctx = {
+      agentName: this.name,
+      toolCallId: call.id,
+      ...(signal ? { signal } : {}),
+      ...(editedFrom !== undefined ? { editedFrom } : {}),
+    };
     const result = await raceAbort(tool.invoke(call.arguments, ctx), signal);
     if (result === ABORTED) return { result: { text: "Stopped: the run was aborted before the tool finished.", isError: true }, refused: false };
     return { result, refused: false };
@@ -456,7 +461,8 @@ export class Agent {
         const edited = typeof decision.arguments === "string" ? decision.arguments : JSON.stringify(decision.arguments);
         this.#recordEdit(call.id, edited);
         const ran = { ...call, arguments: edited };
-        const outcome = await this.#track(ran, 0, () => this.#invoke(ran, signal));
+        const outcome = await this.#track(ran, 0, () => this.#invoke(ran, signal, call.arguments));
+        if (!outcome.result.isError && this.toolkit.get(call.name)?.explainsEdits) return outcome;
         const note = `The user edited this call before approving it; it ran with these arguments instead of yours: ${edited}`;
         return { ...outcome, result: { ...outcome.result, text: `${outcome.result.text}\n${note}` } };
       }

@@ -139,6 +139,39 @@ describe("pause and resume", () => {
     expect(assistant?.role === "assistant" && assistant.toolCalls?.[1]?.arguments).toBe('{"path":"b","text":"edited"}');
   });
 
+  it("gives an edited call the model's proposal in ctx.editedFrom, and lets a tool that explains edits replace the generic note", async () => {
+    const seen: (string | undefined)[] = [];
+    const rename = defineTool({
+      name: "rename",
+      description: "",
+      parameters: z.object({ to: z.string().min(1) }),
+      requiresApproval: true,
+      explainsEdits: true,
+      execute: ({ to }, ctx) => {
+        seen.push(ctx.editedFrom);
+        return ctx.editedFrom === undefined ? `renamed to ${to}` : `renamed to ${to}, not ${ctx.editedFrom} as you asked`;
+      },
+    });
+    const turn = { toolCalls: [{ name: "rename", arguments: { to: "a" }, id: "n1" }] };
+    const echo = (req: { messages: { content: string }[] }) => `saw: ${req.messages.at(-1)?.content}`;
+
+    const edited = new Agent({ model: scriptedModel([turn, echo]), tools: [rename] });
+    await edited.run("go");
+    const result = await edited.resume(undefined, { n1: { action: "edit", arguments: { to: "b" } } });
+    expect(result.text).toBe('saw: renamed to b, not {"to":"a"} as you asked');
+
+    // An edit the tool refuses gets the generic note: the tool never ran to explain it.
+    const refused = new Agent({ model: scriptedModel([turn, echo]), tools: [rename] });
+    await refused.run("go");
+    const failed = await refused.resume(undefined, { n1: { action: "edit", arguments: { to: "" } } });
+    expect(failed.text).toMatch(/The user edited this call before approving it; it ran with these arguments instead of yours: \{"to":""\}$/);
+
+    const approved = new Agent({ model: scriptedModel([turn, echo]), tools: [rename] });
+    await approved.run("go");
+    expect((await approved.resume(undefined, { n1: { action: "approve" } })).text).toBe("saw: renamed to a");
+    expect(seen).toEqual(['{"to":"a"}', undefined]);
+  });
+
   it("refuses incomplete or mismatched decisions without losing the pending turn", async () => {
     const { agent } = await pausedAgent();
     await expect(agent.resume(undefined, {})).rejects.toThrow(/missing: w1 \(write_note\)/);

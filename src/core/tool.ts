@@ -9,6 +9,11 @@ export interface ToolContext {
   signal?: AbortSignal;
   agentName?: string;
   toolCallId?: string;
+  /**
+   * Set when the user edited this call before approving it: the arguments the model proposed, as the
+   * JSON text it sent. The call runs with the edited arguments.
+   */
+  editedFrom?: string;
 }
 
 export interface Tool {
@@ -24,6 +29,11 @@ export interface Tool {
   readonly requiresApproval?: boolean;
   /** Every call pauses the run for the user's answer (`ask_user`). */
   readonly interactive?: boolean;
+  /**
+   * Its successful results say how a call the user edited differs from the model's proposal (from
+   * `ctx.editedFrom`), so the agent adds no generic note with the edited arguments to them.
+   */
+  readonly explainsEdits?: boolean;
   /** Never throws: bad input and failures come back as `{ isError: true }` with a readable text. */
   invoke(args: unknown, ctx?: ToolContext): Promise<ToolResult>;
 }
@@ -35,6 +45,7 @@ export interface ToolDefinition<S extends ZodType> {
   readOnly?: boolean;
   requiresApproval?: boolean;
   interactive?: boolean;
+  explainsEdits?: boolean;
   /** Return a string, any JSON-able value, or a ToolResult. Throw ToolError for a rule the model broke. */
   execute(args: z.output<S>, ctx: ToolContext): unknown;
 }
@@ -63,6 +74,7 @@ export function defineTool<S extends ZodType>(def: ToolDefinition<S>): Tool {
     schema: def.parameters,
     ...(def.requiresApproval ? { requiresApproval: true } : {}),
     ...(def.interactive ? { interactive: true } : {}),
+    ...(def.explainsEdits ? { explainsEdits: true } : {}),
     async invoke(args, ctx = {}) {
       const parsed = parseArguments(def.name, args, shape);
       if ("error" in parsed) return { text: parsed.error, isError: true };
