@@ -112,9 +112,11 @@ function dependencyGraph(items) {
 
 function pendingSection(details) {
   if (details.run.status !== "awaiting-approval" || details.pending.length === 0) return null;
+  if (details.resuming) return el("div", { class: "card pending", id: "pending-sent" }, el("p", { text: "Decision sent; continuing the run…" }));
   const card = el("div", { class: "card pending", id: "pending" }, el("h2", { text: "Waiting for your decision" }));
   for (const call of details.pending) card.append(pendingCall(call, details.pending));
-  if (state.problem) card.append(el("p", { class: "problem", role: "alert", text: state.problem }));
+  const problem = state.problem || (details.resumeError ? "The last attempt to continue failed: " + details.resumeError : "");
+  if (problem) card.append(el("p", { class: "problem", role: "alert", text: problem }));
   return card;
 }
 
@@ -177,8 +179,7 @@ async function sendDecisions() {
     state.problem = (await response.json().catch(() => ({}))).error || response.statusText;
     return renderDetails(true);
   }
-  state.details.run.status = "running";
-  state.details.pending = [];
+  state.details.resuming = true;
   renderDetails(true);
   refreshRuns();
 }
@@ -217,9 +218,9 @@ function renderDetails(forcePending) {
   const details = state.details;
   if (!details) return;
   const { run } = details;
-  const key = run.status + ":" + details.pending.map((call) => call.id).join(",");
-  const keepPending = !forcePending && key === state.pendingKey && document.getElementById("pending");
-  const pending = keepPending ? document.getElementById("pending") : pendingSection(details);
+  const key = run.status + ":" + Boolean(details.resuming) + ":" + (details.resumeError || "") + ":" + details.pending.map((call) => call.id).join(",");
+  const shown = document.getElementById("pending") || document.getElementById("pending-sent");
+  const pending = !forcePending && key === state.pendingKey && shown ? shown : pendingSection(details);
   state.pendingKey = key;
   const sections = [
     el("div", { class: "card", id: "run-header" },
@@ -259,6 +260,13 @@ async function loadPlans(runId) {
   if (state.selected === runId) renderDetails();
 }
 
+async function reloadDetails(runId) {
+  const details = await getJson("/runs/" + encodeURIComponent(runId)).catch(() => null);
+  if (!details || state.selected !== runId) return;
+  state.details = details;
+  renderDetails();
+}
+
 async function select(runId) {
   state.selected = runId;
   state.decisions = {};
@@ -285,6 +293,8 @@ async function refreshRuns() {
   const current = state.runs.find((run) => run.id === state.selected);
   if (current && state.details && state.details.run.id === current.id) {
     const changed = current.status !== state.details.run.status || current.answer !== state.details.run.answer;
+    // Paused again, or continuing here: read the pending calls (and any failure) afresh.
+    if ((changed && current.status === "awaiting-approval") || state.details.resuming) return reloadDetails(current.id);
     state.details.run = current;
     if (current.status !== "awaiting-approval") state.details.pending = [];
     if (changed) renderDetails();
