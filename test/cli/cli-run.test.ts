@@ -1,7 +1,8 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { freshHome, runCli } from "./cli-harness.js";
+import { spawn } from "node:child_process";
+import { CLI, freshHome, runCli } from "./cli-harness.js";
 
 function workspace(home: string): string {
   const dir = join(home, "ws");
@@ -153,5 +154,37 @@ describe("stepwise run --approval", () => {
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stdout).toContain("The agent wants to call write_file with:");
     expect(readFileSync(join(ws, "report.md"), "utf8")).toContain("| docs/a.md |");
+  });
+});
+
+describe("Ctrl-C", () => {
+  it("stops cleanly with state saved; --resume finishes the run", async () => {
+    const home = freshHome();
+    const ws = workspace(home);
+    const child = spawn(process.execPath, [CLI, "run", "Report", "--model", "scripted:demo@150ms", "--workspace", ws], {
+      cwd: home,
+      env: { PATH: process.env["PATH"] ?? "", STEPWISE_HOME: home },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    await new Promise<void>((resolve) =>
+      child.stdout.on("data", (chunk: Buffer) => {
+        stdout += chunk.toString();
+        if (stdout.includes("now: Read every file")) resolve();
+      }),
+    );
+    child.kill("SIGINT");
+    const code = await new Promise((resolve) => child.once("close", resolve));
+    expect(code).toBe(130);
+    expect(stderr).toContain("stopping after the current step");
+    expect(stdout).toContain("stopped; state saved. Continue with: stepwise run --resume");
+    expect(existsSync(join(ws, "report.md"))).toBe(false);
+
+    const resumed = await runCli(["run", "--resume", "--workspace", ws], { home });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stdout).not.toContain("create_plan");
+    expect(readFileSync(join(ws, "report.md"), "utf8")).toContain("| b.txt | 1 | bravo |");
   });
 });
