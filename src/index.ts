@@ -94,3 +94,5 @@ export type {
   PlannedStep,
   StepRecord,
 } from "./planning/workflows/workflow-trace.js";
+export { startViewer } from "./web/viewer-server.js";
+export type { Viewer, ViewerOptions } from "./web/viewer-server.js";
