@@ -45,6 +45,13 @@ export interface PlanNotebookOptions {
   name?: string;
   /** The time source for new plans and finished subtasks (tests pin it). */
   clock?: () => Date;
+  /**
+   * The user approves every plan the model creates: create_plan pauses the run (stopReason
+   * "awaiting-approval") until `agent.resume` approves, edits or rejects it. An edited plan is the one
+   * created, and the model is told exactly what the user changed. Revisions of a running plan do not
+   * pause: they are small corrections made while working (ask for them with a permission policy if wanted).
+   */
+  planApproval?: boolean;
 }
 
 type SavedReference = { version: 1; planId: string | null };
@@ -62,6 +69,7 @@ export class PlanNotebook implements Plugin {
   readonly name: string;
   readonly maxSubtasks: number;
   readonly storage: PlanStorage;
+  readonly planApproval: boolean;
   readonly #planToHint: (plan: Plan | null) => string | null;
   readonly #clock: () => Date;
   readonly #hosts = new PluginHosts();
@@ -79,6 +87,7 @@ export class PlanNotebook implements Plugin {
     this.storage = opts.storage ?? new MemoryPlanStorage();
     this.#planToHint = opts.planToHint ?? defaultPlanToHint;
     this.#clock = opts.clock ?? (() => new Date());
+    this.planApproval = opts.planApproval ?? false;
     this.#tools = createPlanTools(this);
     // A persistent storage knows which plan its scope is working on: a notebook opened on it goes on with that plan.
     this.#current = this.#committedPlan() ?? null;

@@ -1,9 +1,16 @@
 import { z } from "zod";
+import { repairArguments } from "../../core/argument-repair.js";
 import { defineTool, type Tool } from "../../core/tool.js";
 import { formatTimestamp } from "./plan-markdown.js";
+import { planEditNote, type PlanProposal } from "./plan-edit-description.js";
 import type { PlanNotebook } from "./plan-notebook.js";
 import { SETTABLE_SUBTASK_STATES, type Plan } from "./plan.js";
-import { ARGUMENT_DESCRIPTIONS as ARG, DONE_NEEDS_FINISH_SUBTASK, TOOL_DESCRIPTIONS } from "./tool-descriptions.js";
+import {
+  ARGUMENT_DESCRIPTIONS as ARG,
+  CREATE_PLAN_APPROVAL_NOTE,
+  DONE_NEEDS_FINISH_SUBTASK,
+  TOOL_DESCRIPTIONS,
+} from "./tool-descriptions.js";
 
 const subtaskIdx = z.number().int().describe(ARG.subtaskIdx);
 
@@ -11,6 +18,13 @@ const newSubtask = z.object({
   name: z.string().describe(ARG.subtaskName),
   description: z.string().describe(ARG.subtaskDescription),
   expected_outcome: z.string().describe(ARG.subtaskExpectedOutcome),
+});
+
+const newPlan = z.object({
+  name: z.string().describe(ARG.planName),
+  description: z.string().describe(ARG.planDescription),
+  expected_outcome: z.string().describe(ARG.planExpectedOutcome),
+  subtasks: z.array(newSubtask).describe(ARG.subtasks),
 });
 
 const subtaskRevision = z
@@ -30,14 +44,11 @@ export function createPlanTools(notebook: PlanNotebook): Tool[] {
   return [
     defineTool({
       name: "create_plan",
-      description: TOOL_DESCRIPTIONS.create_plan,
-      parameters: z.object({
-        name: z.string().describe(ARG.planName),
-        description: z.string().describe(ARG.planDescription),
-        expected_outcome: z.string().describe(ARG.planExpectedOutcome),
-        subtasks: z.array(newSubtask).describe(ARG.subtasks),
-      }),
-      async execute(args) {
+      description: notebook.planApproval ? `${TOOL_DESCRIPTIONS.create_plan} ${CREATE_PLAN_APPROVAL_NOTE}` : TOOL_DESCRIPTIONS.create_plan,
+      parameters: newPlan,
+      requiresApproval: notebook.planApproval,
+      explainsEdits: true,
+      async execute(args, ctx) {
         const previous = notebook.currentPlan;
         const plan = await notebook.createPlan({
           name: args.name,
@@ -46,7 +57,9 @@ export function createPlanTools(notebook: PlanNotebook): Tool[] {
           subtasks: args.subtasks.map((s) => ({ name: s.name, description: s.description, expectedOutcome: s.expected_outcome })),
         });
         const archived = previous ? ` The previous plan '${previous.name}' was archived as abandoned.` : "";
-        return `Plan '${plan.name}' is created with ${plan.subtasks.length} subtasks.${archived}`;
+        const created = `Plan '${plan.name}' is created with ${plan.subtasks.length} subtasks.${archived}`;
+        if (ctx.editedFrom === undefined) return created;
+        return `${created}\n${planEditNote(parseProposal(ctx.editedFrom), args, plan.toMarkdown())}`;
       },
     }),
     defineTool({
@@ -134,6 +147,18 @@ export function createPlanTools(notebook: PlanNotebook): Tool[] {
       },
     }),
   ];
+}
+
+/** The model's own create_plan arguments, read as leniently as the tool reads them; null when they were no plan. */
+function parseProposal(text: string): PlanProposal | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const read = repairArguments(newPlan, value);
+  return read.success ? (read.data as PlanProposal) : null;
 }
 
 function describeArchivedPlan(plan: Plan): string {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ARGUMENT_DESCRIPTIONS, DONE_NEEDS_FINISH_SUBTASK, TOOL_DESCRIPTIONS } from "./tool-descriptions.js";
+import { ARGUMENT_DESCRIPTIONS, CREATE_PLAN_APPROVAL_NOTE, DONE_NEEDS_FINISH_SUBTASK, TOOL_DESCRIPTIONS } from "./tool-descriptions.js";
 
 describe("plan tool descriptions", () => {
   it("state the rules the notebook enforces", () => {
@@ -18,5 +18,11 @@ describe("plan tool descriptions", () => {
     expect(ARGUMENT_DESCRIPTIONS.subtaskOutcome).toMatch(/not a description of what you did/);
     expect(ARGUMENT_DESCRIPTIONS.subtaskIdx).toMatch(/0-based/);
     expect(DONE_NEEDS_FINISH_SUBTASK).toContain("'finish_subtask'");
+  });
+
+  it("under plan approval, tell the model the user reviews plans and what edits and rejections look like", () => {
+    expect(CREATE_PLAN_APPROVAL_NOTE).toMatch(/approve/);
+    expect(CREATE_PLAN_APPROVAL_NOTE).toMatch(/edit.*says what they changed/);
+    expect(CREATE_PLAN_APPROVAL_NOTE).toMatch(/reject.*feedback.*new plan/);
   });
 });

@@ -51,3 +51,8 @@ export const ARGUMENT_DESCRIPTIONS = {
 export const DONE_NEEDS_FINISH_SUBTASK =
   "A subtask becomes 'done' only through 'finish_subtask', which records its outcome. Call 'finish_subtask' " +
   "with subtask_idx and subtask_outcome instead.";
+
+/** Added to create_plan's description when the notebook has plan approval on. */
+export const CREATE_PLAN_APPROVAL_NOTE =
+  "The user reviews every new plan before it is created: they may approve it, edit it (the result then " +
+  "says what they changed) or reject it with feedback, which you should address in a new plan.";
