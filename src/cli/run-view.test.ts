@@ -51,6 +51,15 @@ describe("live checklist (terminal)", () => {
       "All done.\n",
     ]);
   });
+
+  it("cuts lines to the terminal's width", () => {
+    const { chunks, stream } = sink();
+    const view = liveChecklistView(Object.assign(stream, { columns: 20 }));
+    view.event(checklist(["in_progress"]));
+    expect(chunks[0]).toBe("Report (0/1 done)\n  [>] 0. step 0\n");
+    view.event(toolEnd);
+    expect(chunks[2]).toBe("· read_file {\"path…\n");
+  });
 });
 
 describe("plain log (pipes)", () => {

@@ -35,17 +35,24 @@ export function plainLogView(out: NodeJS.WritableStream): RunView {
   };
 }
 
-/** For a terminal: tool calls scroll past while the checklist stays redrawn in place below them. */
-export function liveChecklistView(out: NodeJS.WritableStream): RunView {
+/**
+ * For a terminal: tool calls scroll past while the checklist stays redrawn in place below them.
+ * Lines are cut to the terminal's width so a wrapped line never throws the redraw off.
+ */
+export function liveChecklistView(out: NodeJS.WritableStream & { columns?: number }): RunView {
   let checklist: Checklist | null = null;
   let drawn = 0;
+  const fit = (line: string) => {
+    const width = out.columns ?? 0;
+    return width > 1 && line.length >= width ? `${line.slice(0, width - 2)}…` : line;
+  };
   const erase = () => {
     if (drawn > 0) out.write(`\x1b[${drawn}A\x1b[J`);
     drawn = 0;
   };
   const draw = () => {
     if (!checklist) return;
-    const lines = checklistLines(checklist);
+    const lines = checklistLines(checklist).map(fit);
     out.write(`${lines.join("\n")}\n`);
     drawn = lines.length;
   };
@@ -53,7 +60,7 @@ export function liveChecklistView(out: NodeJS.WritableStream): RunView {
     event(event) {
       if (event.type === "tool-end") {
         erase();
-        out.write(`${toolLine(event)}\n`);
+        out.write(`${fit(toolLine(event))}\n`);
         draw();
       } else if (event.type === "checklist-updated") {
         erase();
