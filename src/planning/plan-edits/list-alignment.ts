@@ -90,8 +90,9 @@ function longestCommonSubsequence(
   let j = 0;
   while (i < a.length && j < b.length) {
     if (same(a[i] as number, b[j] as number)) pairs.push([a[i++] as number, b[j++] as number]);
-    else if (at(i + 1, j) >= at(i, j + 1)) i++;
-    else j++;
+    // On a tie, an item of the edited list counts as new or moved rather than an original as gone.
+    else if (at(i, j + 1) >= at(i + 1, j)) j++;
+    else i++;
   }
   return pairs;
 }

@@ -1,4 +1,5 @@
 // Everything plan-and-execute's models read. plan-and-execute-prompts.test.ts checks what each must say.
+import { rejectedPlanFeedback } from "./plan-approval-prompts.js";
 
 export function stepPlannerPrompt(maxSteps: number): string {
   return [
@@ -11,6 +12,11 @@ export function stepPlannerPrompt(maxSteps: number): string {
 
 export function stepPlannerRetryNote(problem: string): string {
   return `That reply could not be used as a plan. ${problem}\nReply again with only {"steps": ["…"]}.`;
+}
+
+/** The planner's next input after the user rejected its steps. */
+export function stepPlannerRejectedNote(steps: readonly string[], feedback: string): string {
+  return `${rejectedPlanFeedback(steps, feedback)}\nReply with only {"steps": ["…"]}.`;
 }
 
 export const STEP_EXECUTOR_PROMPT = [
@@ -28,6 +34,8 @@ export function stepExecutorInput(input: {
   doneCount: number;
   history: string;
   current: string;
+  /** What the user's review of the plan changed (see planReviewNote), if anything. */
+  review?: string | null;
 }): string {
   const plan = input.plan
     .map((step, i) => `${i + 1}. ${i < input.doneCount ? "[done] " : ""}${step}${i === input.doneCount ? "   <- current" : ""}`)
@@ -35,13 +43,24 @@ export function stepExecutorInput(input: {
   return [
     `Original question: ${input.question}`,
     `Whole plan:\n${plan}`,
+    ...(input.review ? [`The user's review of the plan:\n${input.review}`] : []),
     `Steps done and their results:\n${input.history}`,
     `Current step: ${input.current}`,
   ].join("\n\n");
 }
 
-export function replannerPrompt(input: { question: string; plan: readonly string[]; doneCount: number; history: string }): string {
+export function replannerPrompt(input: {
+  question: string;
+  plan: readonly string[];
+  doneCount: number;
+  history: string;
+  /** What the user's review of the plan changed: the replanner must not undo it. */
+  review?: string | null;
+}): string {
   const remaining = input.plan.slice(input.doneCount);
+  const reviewed = input.review
+    ? ["", `The user reviewed the plan before it ran. Keep to their changes unless the results make a step impossible:\n${input.review}`]
+    : [];
   return [
     "You review a plan while it runs. Given the question, the steps done with their results and the",
     "steps still planned, decide:",
@@ -49,6 +68,7 @@ export function replannerPrompt(input: { question: string; plan: readonly string
     '- otherwise reply {"steps": ["…"]} with only the steps still to do (never the ones already done),',
     "  keeping the planned ones that still make sense and changing those the results proved wrong.",
     "Reply with only that JSON object.",
+    ...reviewed,
     "",
     `Question: ${input.question}`,
     `Steps done and their results:\n${input.history}`,

@@ -13,8 +13,11 @@ import {
   STEP_EXECUTOR_PROMPT,
   stepExecutorInput,
   stepPlannerPrompt,
+  stepPlannerRejectedNote,
   stepPlannerRetryNote,
 } from "./plan-and-execute-prompts.js";
+import { planWithReview, type PlanApprover, type PlannerAttempt } from "./plan-approval.js";
+import { planRejectedAnswer, planReviewNote } from "./plan-approval-prompts.js";
 import { runSubAgent, type SubAgentOutcome } from "./sub-agent.js";
 import { renderSteps, StepHistory, type CompletedStep } from "./step-history.js";
 import { listenerSink, WorkflowRecorder } from "./workflow-recorder.js";
@@ -43,6 +46,12 @@ export interface PlanAndExecuteOptions {
   executorMaxSteps?: number;
   name?: string;
   onEvent?: AgentEventListener;
+  /**
+   * Asks the user about the first plan before any step runs: approve it, edit it (the edited steps run,
+   * and the executors and replanner are told what changed) or reject it with feedback (the planner tries
+   * once more; a second rejection runs nothing). Replans made while running are not asked about.
+   */
+  approvePlan?: PlanApprover;
 }
 
 const DEFAULT_HISTORY_BUDGET = 2000;
@@ -69,16 +78,26 @@ export class PlanAndExecute implements Workflow {
     );
     const maxSteps = this.#opts.maxSteps ?? 20;
 
-    const planStarted = performance.now();
-    const first = await this.#plan(task, signal);
-    const done: string[] = [];
-    let remaining = first.steps ?? [task];
-    recorder.planned({
-      steps: toPlannedSteps(remaining, 0),
-      errors: first.errors,
-      fallback: first.steps === undefined,
-      durationMs: performance.now() - planStarted,
+    const planning: Message[] = [
+      { role: "system", content: stepPlannerPrompt(this.#maxPlanSteps) },
+      { role: "user", content: `Task: ${task}` },
+    ];
+    const planned = await planWithReview({
+      workflow: "plan-and-execute",
+      task,
+      approve: this.#opts.approvePlan,
+      emit: (event) => recorder.emit(event),
+      plan: (rejection) => {
+        if (rejection) planning.push({ role: "user", content: stepPlannerRejectedNote(rejection.steps, rejection.feedback) });
+        return this.#plan(planning, signal);
+      },
     });
+    const { review } = planned;
+    let remaining = planned.steps;
+    recorder.planned({ ...planned, steps: toPlannedSteps(remaining, 0) });
+    if (review?.decision.action === "reject") return recorder.finish(planRejectedAnswer(review));
+    const note = review ? planReviewNote(review) : null;
+    const done: string[] = [];
 
     let lastResult = "";
     while (remaining.length > 0 && done.length < maxSteps) {
@@ -87,7 +106,7 @@ export class PlanAndExecute implements Workflow {
       const id = String(done.length + 1);
       const end = recorder.stepStarted(recorder.rounds, { id, description: current, dependsOn: done.length > 0 ? [String(done.length)] : [] });
       const outcome = await this.#execute(
-        stepExecutorInput({ question: task, plan, doneCount: done.length, history: history.render(), current }),
+        stepExecutorInput({ question: task, plan, doneCount: done.length, history: history.render(), current, review: note }),
         id,
         signal,
       );
@@ -100,7 +119,7 @@ export class PlanAndExecute implements Workflow {
 
       if (this.#opts.replan === false || done.length >= maxSteps) continue;
       const replanStarted = performance.now();
-      const decision = await this.#replan(task, [...done, ...remaining], done.length, history.render(), signal);
+      const decision = await this.#replan({ question: task, plan: [...done, ...remaining], doneCount: done.length, history: history.render(), review: note }, signal);
       if ("answer" in decision) return recorder.finish(decision.answer);
       if ("steps" in decision) remaining = decision.steps;
       recorder.planned({
@@ -113,29 +132,28 @@ export class PlanAndExecute implements Workflow {
     return recorder.finish(lastResult);
   }
 
-  async #plan(task: string, signal: AbortSignal | undefined): Promise<{ steps?: string[]; errors: string[] }> {
+  /**
+   * Continues the planning conversation (which remembers rejected plans) until it yields steps, with
+   * one retry after unusable output; `steps` is undefined when both attempts failed.
+   */
+  async #plan(messages: Message[], signal: AbortSignal | undefined): Promise<PlannerAttempt> {
+    const started = performance.now();
     const schema = z.object({ steps: z.array(z.string().trim().min(1)).min(1).max(this.#maxPlanSteps) });
-    const messages: Message[] = [
-      { role: "system", content: stepPlannerPrompt(this.#maxPlanSteps) },
-      { role: "user", content: `Task: ${task}` },
-    ];
     const errors: string[] = [];
     for (let attempt = 0; attempt < 2; attempt++) {
       const reply = await requestReply(this.#opts.model, messages, signal ? { signal } : {});
+      messages.push({ role: "assistant", content: reply.content });
       const read = readJsonReply(reply.content, schema);
-      if ("data" in read) return { steps: read.data.steps, errors };
+      if ("data" in read) return { steps: read.data.steps, errors, durationMs: performance.now() - started };
       errors.push(read.error);
-      messages.push({ role: "assistant", content: reply.content }, { role: "user", content: stepPlannerRetryNote(read.error) });
+      messages.push({ role: "user", content: stepPlannerRetryNote(read.error) });
     }
-    return { errors };
+    return { errors, durationMs: performance.now() - started };
   }
 
   /** The replanner's verdict; unusable output keeps the current plan (and answers with the last result if none is left). */
   async #replan(
-    question: string,
-    plan: string[],
-    doneCount: number,
-    history: string,
+    input: Parameters<typeof replannerPrompt>[0],
     signal: AbortSignal | undefined,
   ): Promise<{ answer: string } | { steps: string[] } | { error: string }> {
     const schema = z.union([
@@ -144,7 +162,7 @@ export class PlanAndExecute implements Workflow {
     ]);
     const reply = await requestReply(
       this.#opts.model,
-      [{ role: "user", content: replannerPrompt({ question, plan, doneCount, history }) }],
+      [{ role: "user", content: replannerPrompt(input) }],
       signal ? { signal } : {},
     );
     const read = readJsonReply(reply.content, schema);

@@ -1,4 +1,6 @@
 // Everything the plan tool's models read. Prompts are code: plan-tool-prompts.test.ts checks what each must say.
+import { planRejectedAnswer, rejectedPlanFeedback } from "./plan-approval-prompts.js";
+import type { PlanReview } from "./workflow-trace.js";
 
 export const PLAN_TOOL_NAME = "plan";
 
@@ -25,6 +27,16 @@ export function planRetryNote(problem: string): string {
   return `That reply could not be used as a plan. ${problem}\nReply again with only {"subtasks": ["…"]}.`;
 }
 
+/** The planner's next input after the user rejected its subtasks. */
+export function planRejectedNote(subtasks: readonly string[], feedback: string): string {
+  return `${rejectedPlanFeedback(subtasks, feedback)}\nReply with only {"subtasks": ["…"]}.`;
+}
+
+/** The plan tool's result when the user rejected the plan twice: the calling agent must not work around the user. */
+export function planRejectedResult(review: PlanReview): string {
+  return `${planRejectedAnswer(review)} Do not carry out the task another way: tell the user, and ask how they want to proceed.`;
+}
+
 export const SUBTASK_SYSTEM_PROMPT = [
   "You are one helper in a team that carries out a plan. You are given the overall task, the whole plan,",
   "what earlier helpers reported, and the one subtask that is yours. Do your subtask completely with the",
@@ -32,17 +44,26 @@ export const SUBTASK_SYSTEM_PROMPT = [
   "Finish with a short report of what you did and found, including any value a later subtask will need.",
 ].join(" ");
 
-export function subtaskInput(task: string, subtasks: readonly string[], index: number, results: readonly string[]): string {
+/** `review` is what the user's review of the plan changed (see planReviewNote), if anything. */
+export function subtaskInput(
+  task: string,
+  subtasks: readonly string[],
+  index: number,
+  results: readonly string[],
+  review: string | null = null,
+): string {
   const plan = subtasks.map((s, i) => `${i + 1}. ${s}${i === index ? "   <- yours" : ""}`).join("\n");
   const done = results.length === 0 ? "(none yet)" : results.map((r, i) => `Subtask ${i + 1}: ${r}`).join("\n");
   return [
     `Overall task: ${task}`,
     `Plan:\n${plan}`,
+    ...(review ? [`The user's review of the plan:\n${review}`] : []),
     `Results so far:\n${done}`,
     `Your subtask (${index + 1} of ${subtasks.length}): ${subtasks[index] ?? ""}`,
   ].join("\n\n");
 }
 
-export function planResultsText(results: readonly string[]): string {
-  return ["[Plan execution results]", ...results.map((r, i) => `Subtask ${i + 1}: ${r}`)].join("\n");
+export function planResultsText(results: readonly string[], review: string | null = null): string {
+  const reviewed = review ? [`[The user's review of the plan]\n${review}`] : [];
+  return [...reviewed, "[Plan execution results]", ...results.map((r, i) => `Subtask ${i + 1}: ${r}`)].join("\n");
 }

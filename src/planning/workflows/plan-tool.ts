@@ -5,9 +5,13 @@ import type { ChatModel } from "../../core/model.js";
 import { PluginHosts, type Plugin, type PluginHost } from "../../core/plugin.js";
 import { defineTool, type Tool } from "../../core/tool.js";
 import { readJsonReply } from "./json-reply.js";
+import { planWithReview, type PlanApprover, type PlannerAttempt } from "./plan-approval.js";
+import { planReviewNote } from "./plan-approval-prompts.js";
 import {
   PLAN_TOOL_DESCRIPTION,
   PLAN_TOOL_NAME,
+  planRejectedNote,
+  planRejectedResult,
   planResultsText,
   plannerSystemPrompt,
   planRetryNote,
@@ -30,6 +34,12 @@ export interface PlanToolOptions {
   executorMaxSteps?: number;
   /** Receives the workflow's events; agents the plugin is given to receive them too. */
   onEvent?: AgentEventListener;
+  /**
+   * Asks the user about the subtasks before any runs: approve them, edit them (the edited ones run, and
+   * the helpers and the calling agent are told what changed) or reject them with feedback (the planner
+   * tries once more; a second rejection runs nothing).
+   */
+  approvePlan?: PlanApprover;
 }
 
 const DEFAULT_MAX_SUBTASKS = 8;
@@ -72,54 +82,65 @@ export class PlanTool implements Plugin, Workflow {
   }
 
   async run(task: string, opts: WorkflowRunOptions = {}): Promise<WorkflowResult> {
+    const { signal } = opts;
     const recorder = new WorkflowRecorder("plan-tool", task, (event) => {
       this.#toListener(event);
       this.#hosts.emit(event);
     });
-    const planStarted = performance.now();
-    const { subtasks, errors } = await this.#plan(task, opts.signal);
-    const fallback = subtasks === undefined;
-    const plan = subtasks ?? [task];
-    recorder.planned({
-      steps: plan.map((description, i) => ({ id: String(i + 1), description, dependsOn: i > 0 ? [String(i)] : [] })),
-      errors,
-      fallback,
-      durationMs: performance.now() - planStarted,
+    const planner = this.#planner();
+    const planned = await planWithReview({
+      workflow: "plan-tool",
+      task,
+      approve: this.#opts.approvePlan,
+      emit: (event) => recorder.emit(event),
+      plan: (rejection) =>
+        this.#plan(planner, rejection ? planRejectedNote(rejection.steps, rejection.feedback) : `Task: ${task}`, signal),
     });
+    const { steps: plan, review } = planned;
+    recorder.planned({
+      ...planned,
+      steps: plan.map((description, i) => ({ id: String(i + 1), description, dependsOn: i > 0 ? [String(i)] : [] })),
+    });
+    if (review?.decision.action === "reject") return recorder.finish(planRejectedResult(review));
 
+    const note = review ? planReviewNote(review) : null;
     const results: string[] = [];
     for (const [index, description] of plan.entries()) {
       const end = recorder.stepStarted(1, { id: String(index + 1), description, dependsOn: index > 0 ? [String(index)] : [] });
-      const outcome = await this.#execute(task, plan, index, results, opts.signal);
+      const outcome = await this.#execute(subtaskInput(task, plan, index, results, note), index, signal);
       end(outcome.text, outcome.isError);
       results.push(outcome.isError ? `Error: ${outcome.text}` : outcome.text);
     }
-    return recorder.finish(planResultsText(results));
+    return recorder.finish(planResultsText(results, note));
   }
 
-  /** Plans with one retry after unusable output; `subtasks` is undefined when both attempts failed. */
-  async #plan(task: string, signal: AbortSignal | undefined): Promise<{ subtasks?: string[]; errors: string[] }> {
-    const planner = new Agent({
+  #planner(): Agent {
+    return new Agent({
       name: "planner",
       model: this.#opts.plannerModel ?? this.#opts.model,
       systemPrompt: plannerSystemPrompt(this.#maxSubtasks),
       tools: this.#plannerTools,
       ...(this.#opts.plannerMaxSteps ? { maxSteps: this.#opts.plannerMaxSteps } : {}),
     });
-    const schema = z.object({ subtasks: z.array(z.string().trim().min(1)).min(1).max(this.#maxSubtasks) });
-    const errors: string[] = [];
-    let input = `Task: ${task}`;
-    for (let attempt = 0; attempt < 2; attempt++) {
-      const result = await planner.run(input, signal ? { signal } : {});
-      const read = readJsonReply(result.text, schema);
-      if ("data" in read) return { subtasks: read.data.subtasks, errors };
-      errors.push(read.error);
-      input = planRetryNote(read.error);
-    }
-    return { errors };
   }
 
-  #execute(task: string, plan: string[], index: number, results: string[], signal: AbortSignal | undefined): Promise<SubAgentOutcome> {
+  /** Asks the planner (which remembers earlier rounds) for subtasks, with one retry after unusable output. */
+  async #plan(planner: Agent, input: string, signal: AbortSignal | undefined): Promise<PlannerAttempt> {
+    const started = performance.now();
+    const schema = z.object({ subtasks: z.array(z.string().trim().min(1)).min(1).max(this.#maxSubtasks) });
+    const errors: string[] = [];
+    let message = input;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const result = await planner.run(message, signal ? { signal } : {});
+      const read = readJsonReply(result.text, schema);
+      if ("data" in read) return { steps: read.data.subtasks, errors, durationMs: performance.now() - started };
+      errors.push(read.error);
+      message = planRetryNote(read.error);
+    }
+    return { errors, durationMs: performance.now() - started };
+  }
+
+  #execute(input: string, index: number, signal: AbortSignal | undefined): Promise<SubAgentOutcome> {
     const agent: AgentOptions = {
       name: `subtask-${index + 1}`,
       model: this.#opts.executorModel ?? this.#opts.model,
@@ -127,6 +148,6 @@ export class PlanTool implements Plugin, Workflow {
       tools: this.#executorTools,
       ...(this.#opts.executorMaxSteps ? { maxSteps: this.#opts.executorMaxSteps } : {}),
     };
-    return runSubAgent(agent, subtaskInput(task, plan, index, results), signal);
+    return runSubAgent(agent, input, signal);
   }
 }

@@ -1,3 +1,5 @@
+import type { PlanDecision } from "./plan-approval.js";
+
 /** Which orchestrated workflow produced a trace or an event. */
 export type WorkflowKind = "plan-tool" | "plan-and-execute" | "rewoo" | "llm-compiler";
 
@@ -11,7 +13,21 @@ export type PlanRound = {
   /** Why parts of the planner's output were refused, as told to the model. */
   errors: string[];
   fallback: boolean;
+  /** Time the planner took; the user's review is not counted. */
   durationMs: number;
+  /** How the user reviewed this plan before it ran, when the workflow asks for approval. */
+  review?: PlanReview;
+};
+
+/**
+ * The user's review of a plan. `proposed` is the planner's last proposal; after an edit the round's
+ * steps are the user's, and after a second rejection nothing ran.
+ */
+export type PlanReview = {
+  proposed: string[];
+  decision: PlanDecision;
+  /** An earlier proposal the user rejected, with their feedback (the planner was asked again). */
+  earlier: { steps: string[]; feedback: string }[];
 };
 
 /** One executed step with its result and timing. */

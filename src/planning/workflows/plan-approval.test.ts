@@ -1,0 +1,154 @@
+import { describe, expect, it } from "vitest";
+import { Agent } from "../../core/agent.js";
+import type { AgentEvent } from "../../core/events.js";
+import type { ModelRequest } from "../../core/model.js";
+import { scriptedModel } from "../../models/scripted.js";
+import { PlanAndExecute } from "./plan-and-execute.js";
+import type { PlanApprover, PlanDecision } from "./plan-approval.js";
+import { PlanTool } from "./plan-tool.js";
+
+/** An approver that answers from a script and remembers what it was shown. */
+function scriptedApprover(...decisions: PlanDecision[]): PlanApprover & { shown: string[][] } {
+  const shown: string[][] = [];
+  const approve = async (plan: { task: string; steps: string[] }) => {
+    shown.push(plan.steps);
+    const decision = decisions.shift();
+    if (!decision) throw new Error("the approver was asked more often than scripted");
+    return decision;
+  };
+  return Object.assign(approve, { shown });
+}
+
+/** An executor that reports the step it was given, so the results show what ran. */
+const echoExecutor = () =>
+  scriptedModel(
+    Array.from({ length: 6 }, () => (req: ModelRequest) => {
+      const input = String(req.messages.at(-1)?.content);
+      return `did: ${/(?:Current step|Your subtask \(\d+ of \d+\)): (.*)/.exec(input)?.[1]}`;
+    }),
+  );
+
+const userInput = (model: ReturnType<typeof scriptedModel>, i: number) => String(model.requests[i]?.messages.at(-1)?.content);
+
+describe("PlanAndExecute with plan approval", () => {
+  const proposal = '{"steps": ["Fetch the price", "Double it"]}';
+
+  it("runs an approved plan as proposed", async () => {
+    const approve = scriptedApprover({ action: "approve" });
+    const executor = echoExecutor();
+    const workflow = new PlanAndExecute({ model: scriptedModel([proposal]), executorModel: executor, replan: false, approvePlan: approve });
+    const { trace } = await workflow.run("Twice the price?");
+    expect(approve.shown).toEqual([["Fetch the price", "Double it"]]);
+    expect(trace.steps.map((s) => s.result)).toEqual(["did: Fetch the price", "did: Double it"]);
+    expect(trace.plans[0]?.review).toEqual({ proposed: ["Fetch the price", "Double it"], decision: { action: "approve" }, earlier: [] });
+    expect(userInput(executor, 0)).not.toContain("review");
+  });
+
+  it("runs the edited steps, tells executors and the replanner what changed, and announces the approval", async () => {
+    const approve = scriptedApprover({ action: "edit", steps: ["Fetch the price in EUR", "Add VAT", "Double it"] });
+    const planner = scriptedModel([proposal, '{"steps": ["Add VAT", "Double it"]}', '{"steps": ["Double it"]}', '{"answer": "done"}']);
+    const executor = echoExecutor();
+    const events: AgentEvent[] = [];
+    const workflow = new PlanAndExecute({ model: planner, executorModel: executor, approvePlan: approve, onEvent: (e) => events.push(e) });
+    const { trace } = await workflow.run("Twice the price?");
+
+    expect(trace.steps.map((s) => s.result)).toEqual(["did: Fetch the price in EUR", "did: Add VAT", "did: Double it"]);
+    expect(trace.plans[0]?.steps.map((s) => s.description)).toEqual(["Fetch the price in EUR", "Add VAT", "Double it"]);
+    expect(trace.plans[0]?.review?.proposed).toEqual(["Fetch the price", "Double it"]);
+    const told = [
+      "The user's review of the plan:",
+      "The user changed the plan before it ran; follow the plan as changed. What changed:",
+      '- Step 1 is now "Fetch the price in EUR" (proposed: "Fetch the price").',
+      '- Step 2 "Add VAT" was added.',
+    ].join("\n");
+    expect(userInput(executor, 0)).toContain(told);
+    expect(userInput(executor, 2)).toContain(told);
+    expect(userInput(planner, 1)).toMatch(/The user reviewed the plan before it ran\. Keep to their changes[^\n]*\n.*\n- Step 1 is now/);
+    const approval = events.filter((e) => e.type.startsWith("plan-approval"));
+    expect(approval.map((e) => e.type)).toEqual(["plan-approval-requested", "plan-approval-decided"]);
+    expect(approval[0]).toMatchObject({ workflow: "plan-and-execute", task: "Twice the price?", steps: ["Fetch the price", "Double it"] });
+    expect(approval[1]).toMatchObject({ decision: { action: "edit", steps: ["Fetch the price in EUR", "Add VAT", "Double it"] } });
+    // The plan shown is the one that runs: workflow-planned comes after the decision.
+    expect(events.findIndex((e) => e.type === "workflow-planned")).toBeGreaterThan(events.findIndex((e) => e.type === "plan-approval-decided"));
+  });
+
+  it("re-plans with the user's feedback, then runs the plan they approve", async () => {
+    const approve = scriptedApprover({ action: "reject", feedback: "Use the shop's own price list." }, { action: "approve" });
+    const planner = scriptedModel([proposal, '{"steps": ["Read the price list", "Double it"]}']);
+    const executor = echoExecutor();
+    const workflow = new PlanAndExecute({ model: planner, executorModel: executor, replan: false, approvePlan: approve });
+    const { trace } = await workflow.run("Twice the price?");
+
+    const replanning = planner.requests[1]?.messages ?? [];
+    expect(replanning.map((m) => m.role)).toEqual(["system", "user", "assistant", "user"]);
+    expect(replanning[3]?.content).toBe(
+      'The user rejected this plan:\n1. Fetch the price\n2. Double it\nTheir feedback: Use the shop\'s own price list.\n' +
+        'Write a new plan for the same task that addresses the feedback.\nReply with only {"steps": ["…"]}.',
+    );
+    expect(approve.shown).toEqual([["Fetch the price", "Double it"], ["Read the price list", "Double it"]]);
+    expect(trace.steps.map((s) => s.result)).toEqual(["did: Read the price list", "did: Double it"]);
+    expect(userInput(executor, 0)).toContain("The user rejected the planner's first proposal with this feedback: Use the shop's own price list.");
+  });
+
+  it("stops without running anything when the user rejects the plan twice", async () => {
+    const approve = scriptedApprover({ action: "reject", feedback: "Too vague." }, { action: "reject", feedback: "Still vague." });
+    const executor = echoExecutor();
+    const workflow = new PlanAndExecute({ model: scriptedModel([proposal, proposal]), executorModel: executor, approvePlan: approve });
+    const { answer, trace } = await workflow.run("Twice the price?");
+    expect(answer).toBe('Nothing was done: the user rejected the plan twice. Their feedback: "Too vague.", then "Still vague.".');
+    expect(executor.requests).toHaveLength(0);
+    expect(trace.steps).toEqual([]);
+    expect(trace.plans[0]?.review?.decision).toEqual({ action: "reject", feedback: "Still vague." });
+  });
+
+  it("refuses an edit that leaves no step", async () => {
+    const workflow = new PlanAndExecute({ model: scriptedModel([proposal]), approvePlan: scriptedApprover({ action: "edit", steps: [" "] }) });
+    await expect(workflow.run("Twice the price?")).rejects.toThrow(/needs at least one step; to stop the plan, reject it/);
+  });
+});
+
+describe("PlanTool with plan approval", () => {
+  function setup(approve: PlanApprover, plannerTurns: string[]) {
+    const planner = scriptedModel(plannerTurns);
+    const executor = echoExecutor();
+    const plan = new PlanTool({ model: planner, executorModel: executor, tools: [], approvePlan: approve });
+    const caller = scriptedModel([
+      { toolCalls: [{ name: "plan", arguments: { task: "Update both files" } }] },
+      (req) => String(req.messages.at(-1)?.content),
+    ]);
+    const agent = new Agent({ name: "main", model: caller, plugins: [plan] });
+    return { planner, executor, agent };
+  }
+  const proposal = '{"subtasks": ["Update a.ts", "Update b.ts"]}';
+
+  it("runs approved subtasks as planned", async () => {
+    const { agent } = setup(scriptedApprover({ action: "approve" }), [proposal]);
+    expect((await agent.run("go")).text).toBe("[Plan execution results]\nSubtask 1: did: Update a.ts\nSubtask 2: did: Update b.ts");
+  });
+
+  it("runs the edited subtasks and tells the helpers and the calling agent what the user changed", async () => {
+    const approve = scriptedApprover({ action: "edit", steps: ["Update b.ts", "Run the tests"] });
+    const { agent, executor } = setup(approve, [proposal]);
+    const result = await agent.run("go");
+    const changes = [
+      "The user changed the plan before it ran; follow the plan as changed. What changed:",
+      '- The proposed step "Update a.ts" was removed.',
+      '- Step 2 "Run the tests" was added.',
+    ].join("\n");
+    expect(result.text).toBe(
+      `[The user's review of the plan]\n${changes}\n[Plan execution results]\nSubtask 1: did: Update b.ts\nSubtask 2: did: Run the tests`,
+    );
+    expect(userInput(executor, 0)).toContain(`The user's review of the plan:\n${changes}`);
+  });
+
+  it("gives the planner the feedback on a rejected plan, and after a second rejection tells the agent nothing ran", async () => {
+    const approve = scriptedApprover({ action: "reject", feedback: "Only touch a.ts." }, { action: "reject", feedback: "No." });
+    const { agent, planner, executor } = setup(approve, [proposal, '{"subtasks": ["Update a.ts"]}']);
+    const result = await agent.run("go");
+    expect(userInput(planner, 1)).toContain("The user rejected this plan:\n1. Update a.ts\n2. Update b.ts\nTheir feedback: Only touch a.ts.");
+    expect(userInput(planner, 1)).toMatch(/Reply with only \{"subtasks"/);
+    expect(approve.shown).toEqual([["Update a.ts", "Update b.ts"], ["Update a.ts"]]);
+    expect(executor.requests).toHaveLength(0);
+    expect(result.text).toMatch(/^Nothing was done: the user rejected the plan twice\. Their feedback: "Only touch a\.ts\.", then "No\."\. Do not carry out the task another way/);
+  });
+});
