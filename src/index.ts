@@ -96,3 +96,5 @@ export type {
 } from "./planning/workflows/workflow-trace.js";
 export { startViewer } from "./web/viewer-server.js";
 export type { Viewer, ViewerOptions } from "./web/viewer-server.js";
+export type { PlanApprover, PlanDecision } from "./planning/workflows/plan-approval.js";
+export type { PlanReview } from "./planning/workflows/workflow-trace.js";
