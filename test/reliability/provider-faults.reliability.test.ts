@@ -198,7 +198,7 @@ describe("provider faults in the middle of an agent run with a plan", () => {
 
     it(`${wire.name}: invalid JSON in the model's tool arguments becomes an error result the model can fix`, async () => {
       faultCases++;
-      const server = await startTestServer((res, req, index) => {
+      const server = await startTestServer((res, _req, index) => {
         const replies = [
           wire.reply({ tool: "create_plan", args: '{"name": "Fault drill", "subtasks": [' }),
           wire.reply({ tool: "create_plan", args: CREATE_PLAN }),
