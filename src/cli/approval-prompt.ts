@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ApprovalDecision, ApprovalDecisions, PendingCall } from "../core/approval.js";
 import type { PermissionPolicy } from "../core/permissions.js";
+import type { PlanApprover, PlanDecision } from "../planning/workflows/plan-approval.js";
 import { CliError } from "./cli-error.js";
 
 export const APPROVAL_MODES = ["none", "writes", "plan", "all"] as const;
@@ -14,18 +15,14 @@ export function parseApprovalMode(mode: string): ApprovalMode {
   throw new CliError(`unknown approval mode "${mode}"; use one of: ${APPROVAL_MODES.join(", ")}`);
 }
 
-/** `--approval`: which calls wait for the user. Questions (ask_user) always do. */
+/** `--approval`: which tool calls wait for the user. Questions (ask_user) always do; plans: see `approvesPlans`. */
 export function approvalPolicy(mode: ApprovalMode): PermissionPolicy | undefined {
-  switch (mode) {
-    case "none":
-      return undefined;
-    case "writes":
-      return {};
-    case "plan":
-      return { tools: { create_plan: "ask" }, write: "allow" };
-    case "all":
-      return { tools: { create_plan: "ask" } };
-  }
+  return mode === "writes" || mode === "all" ? {} : undefined;
+}
+
+/** `--approval plan|all`: every new plan waits for the user (the notebook pauses on it, workflows ask before running it). */
+export function approvesPlans(mode: ApprovalMode): boolean {
+  return mode === "plan" || mode === "all";
 }
 
 /** Talks to the user in the terminal; `null` means nobody answered (input closed). */
@@ -73,6 +70,53 @@ async function askOne(call: PendingCall, prompter: DecisionPrompter): Promise<Ap
     }
     prompter.write('Answer "a", "r <reason>" or "e".\n');
   }
+}
+
+/** Asks about a workflow's plan before it runs; null when the user went away. */
+export async function askPlanDecision(plan: { task: string; steps: string[] }, prompter: DecisionPrompter): Promise<PlanDecision | null> {
+  prompter.write(`\nThe planner proposes this plan for "${plan.task}":\n${plan.steps.map((s, i) => `  ${i + 1}. ${s}`).join("\n")}\n`);
+  for (;;) {
+    const reply = await prompter.ask("[a]pprove, [r]eject <feedback>, or [e]dit the steps? ");
+    if (reply === null) return null;
+    const [word = "", ...rest] = reply.trim().split(/\s+/);
+    const choice = word.toLowerCase();
+    if (["a", "approve", "y", "yes"].includes(choice)) return { action: "approve" };
+    if (["r", "reject", "n", "no"].includes(choice)) return { action: "reject", feedback: rest.join(" ") || "rejected by the user" };
+    if (["e", "edit"].includes(choice)) {
+      const edited = readEditedSteps(await prompter.edit(`${plan.steps.join("\n")}\n`));
+      if ("steps" in edited) return { action: "edit", steps: edited.steps };
+      prompter.write(`${edited.error}; nothing changed.\n`);
+      continue;
+    }
+    prompter.write('Answer "a", "r <feedback>" or "e".\n');
+  }
+}
+
+/** Edited steps: a JSON array of strings, or one step per line (blank lines skipped). */
+export function readEditedSteps(text: string): { steps: string[] } | { error: string } {
+  let steps: unknown = text.split("\n");
+  if (text.trim().startsWith("[")) {
+    try {
+      steps = JSON.parse(text);
+    } catch (error) {
+      return { error: `That is not valid JSON (${error instanceof Error ? error.message : String(error)})` };
+    }
+    if (!Array.isArray(steps) || !steps.every((step) => typeof step === "string")) return { error: "The JSON must be an array of strings" };
+  }
+  const kept = (steps as string[]).map((step) => step.trim()).filter((step) => step.length > 0);
+  return kept.length > 0 ? { steps: kept } : { error: "The plan needs at least one step" };
+}
+
+/**
+ * Plan approval in the terminal. Without a prompter, or once input has ended, nobody can answer: a
+ * workflow cannot stay paused, so the run stops before the plan runs.
+ */
+export function terminalPlanApprover(prompter: DecisionPrompter | undefined): PlanApprover {
+  return async (plan) => {
+    const decision = prompter ? await askPlanDecision(plan, prompter) : null;
+    if (decision) return decision;
+    throw new CliError("nobody answered whether to run the plan, so it was not run; start the run again in a terminal", 3);
+  };
 }
 
 function prettyArguments(text: string): string {

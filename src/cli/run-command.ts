@@ -16,9 +16,11 @@ import type { SessionOutcome, StrategySession } from "./strategy-session.js";
 import { checkTaskStore, taskStoreFor } from "./task-store-option.js";
 import {
   approvalPolicy,
+  approvesPlans,
   askForDecisions,
   parseApprovalMode,
   type ApprovalMode,
+  terminalPlanApprover,
   type DecisionPrompter,
 } from "./approval-prompt.js";
 
@@ -72,7 +74,7 @@ export async function runCommand(task: string | undefined, opts: RunCommandOptio
     };
     if (previous) return await continueRun(previous, settings, { log, database: opts.database, io });
     const runId = randomUUID();
-    const session = await openSession(strategy, { modelSpec, runId, settings, database: opts.database });
+    const session = await openSession(strategy, { modelSpec, runId, settings, database: opts.database, prompter: io.prompter });
     try {
       log.createRun({ id: runId, task: theTask, strategy, model: modelSpec });
       log.saveSettings(runId, settings);
@@ -112,7 +114,13 @@ async function continueRun(
   ctx: { log: SqliteRunLog; database: string; io: RunIO; decisions?: ApprovalDecisions },
 ): Promise<number> {
   const strategy = parseStrategy(run.strategy);
-  const session = await openSession(strategy, { modelSpec: run.model, runId: run.id, settings, database: ctx.database });
+  const session = await openSession(strategy, {
+    modelSpec: run.model,
+    runId: run.id,
+    settings,
+    database: ctx.database,
+    prompter: ctx.io.prompter,
+  });
   try {
     const checkpoint = ctx.log.loadCheckpoint(run.id);
     if (checkpoint !== undefined) session.restore(checkpoint);
@@ -152,7 +160,7 @@ function checkWorkspace(path: string): string {
 
 async function openSession(
   strategy: StrategyName,
-  args: { modelSpec: string; runId: string; settings: RunSettings; database: string },
+  args: { modelSpec: string; runId: string; settings: RunSettings; database: string; prompter: DecisionPrompter | undefined },
 ): Promise<StrategySession> {
   const { settings } = args;
   const models = modelsFor(args.modelSpec, strategy);
@@ -169,6 +177,7 @@ async function openSession(
     db,
     taskStore: () => taskStore,
     ...(permissions ? { permissions } : {}),
+    ...(approvesPlans(settings.approval) ? { approvePlan: terminalPlanApprover(args.prompter) } : {}),
     ...(settings.maxSteps ? { maxSteps: settings.maxSteps } : {}),
   });
   const close = session.close.bind(session);

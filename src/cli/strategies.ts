@@ -10,6 +10,7 @@ import type { TaskStore } from "../planning/tasks/task-store.js";
 import { todoList } from "../planning/todos/todo-list.js";
 import { LLMCompiler } from "../planning/workflows/llm-compiler.js";
 import { PlanAndExecute } from "../planning/workflows/plan-and-execute.js";
+import type { PlanApprover } from "../planning/workflows/plan-approval.js";
 import { PlanTool } from "../planning/workflows/plan-tool.js";
 import { Rewoo } from "../planning/workflows/rewoo.js";
 import type { SqliteDatabase } from "../stores/sqlite-database.js";
@@ -38,6 +39,11 @@ export type StrategyContext = {
   /** Where the board lives: the SQLite file by default, PostgreSQL with --store. */
   taskStore: () => TaskStore;
   permissions?: PermissionPolicy;
+  /**
+   * Set when new plans wait for the user: workflows ask it before running a plan; the notebook pauses
+   * its run on create_plan instead (resumed with the other pending calls).
+   */
+  approvePlan?: PlanApprover;
   maxSteps?: number;
 };
 
@@ -62,7 +68,10 @@ export function createSession(strategy: StrategyName, ctx: StrategyContext): Str
   });
   switch (strategy) {
     case "notebook": {
-      const notebook = new PlanNotebook({ storage: new SqlitePlanStorage(ctx.db, { scope: ctx.runId }) });
+      const notebook = new PlanNotebook({
+        storage: new SqlitePlanStorage(ctx.db, { scope: ctx.runId }),
+        planApproval: ctx.approvePlan !== undefined,
+      });
       const agent = new Agent(agentOptions([notebook], ctx.tools));
       return new AgentSession(strategy, agent, async () => planChecklist(notebook.currentPlan));
     }
@@ -82,6 +91,7 @@ export function createSession(strategy: StrategyName, ctx: StrategyContext): Str
         plannerModel: ctx.models("planner"),
         executorModel: ctx.models("executor"),
         tools: ctx.tools,
+        ...(ctx.approvePlan ? { approvePlan: ctx.approvePlan } : {}),
       });
       const agent = new Agent(agentOptions([planTool], ctx.tools));
       // The plan tool's workflow events reach the agent it is attached to.
@@ -98,6 +108,7 @@ export function createSession(strategy: StrategyName, ctx: StrategyContext): Str
             executorModel: ctx.models("executor"),
             tools: ctx.tools,
             onEvent,
+            ...(ctx.approvePlan ? { approvePlan: ctx.approvePlan } : {}),
           }),
       );
     case "rewoo":

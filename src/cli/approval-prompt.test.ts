@@ -1,0 +1,36 @@
+import { describe, expect, it } from "vitest";
+import { askPlanDecision, readEditedSteps, type DecisionPrompter } from "./approval-prompt.js";
+
+function scriptedPrompter(answers: (string | null)[], edits: string[]): DecisionPrompter & { output: string } {
+  const prompter = {
+    output: "",
+    ask: async (question: string) => {
+      prompter.output += question;
+      return answers.length > 0 ? (answers.shift() as string | null) : null;
+    },
+    write: (text: string) => void (prompter.output += text),
+    edit: async () => edits.shift() ?? "",
+  };
+  return prompter;
+}
+
+describe("plan approval in the terminal", () => {
+  it("reads edited steps one per line or as a JSON array, and refuses an empty or malformed plan", () => {
+    expect(readEditedSteps("Read a\n\n  Write b  \n")).toEqual({ steps: ["Read a", "Write b"] });
+    expect(readEditedSteps('["Read a", "Write b"]')).toEqual({ steps: ["Read a", "Write b"] });
+    expect(readEditedSteps("\n \n")).toEqual({ error: "The plan needs at least one step" });
+    expect(readEditedSteps("[1, 2]")).toEqual({ error: "The JSON must be an array of strings" });
+    expect(readEditedSteps('["a",')).toMatchObject({ error: expect.stringMatching(/^That is not valid JSON/) });
+  });
+
+  it("shows the steps, asks again after an unusable edit, and returns the user's decision", async () => {
+    const plan = { task: "Report", steps: ["Read a", "Write b"] };
+    const prompter = scriptedPrompter(["e", "e"], ["", "Read a\nCheck b\nWrite b\n"]);
+    expect(await askPlanDecision(plan, prompter)).toEqual({ action: "edit", steps: ["Read a", "Check b", "Write b"] });
+    expect(prompter.output).toContain('The planner proposes this plan for "Report":\n  1. Read a\n  2. Write b\n');
+    expect(prompter.output).toContain("The plan needs at least one step; nothing changed.");
+    expect(await askPlanDecision(plan, scriptedPrompter(["r too many reads"], []))).toEqual({ action: "reject", feedback: "too many reads" });
+    expect(await askPlanDecision(plan, scriptedPrompter(["maybe", "yes"], []))).toEqual({ action: "approve" });
+    expect(await askPlanDecision(plan, scriptedPrompter([null], []))).toBeNull();
+  });
+});
