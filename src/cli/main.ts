@@ -36,6 +36,7 @@ program
   .option("--board <id>", "task board id to share between runs (default: the run's id)")
   .option("--resume", "continue the last run from its saved state", false)
   .option("--max-steps <n>", "most model calls in the run", positiveInteger)
+  .option("--context-budget <tokens>", "fold finished plan units out of the context past this size (default 64000)", positiveInteger)
   .addOption(new Option("--approval <mode>", "which calls wait for your approval").choices(APPROVAL_MODES).default("none"))
   .action(async (task: string | undefined, opts) => {
     const prompter = terminalPrompter(process.stdin, process.stdout);

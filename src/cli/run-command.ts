@@ -34,6 +34,7 @@ export type RunCommandOptions = {
   resume?: boolean;
   maxSteps?: number;
   approval?: string;
+  contextBudget?: number;
 };
 
 export type RunIO = {
@@ -53,7 +54,14 @@ const STATUS_BY_STOP: Record<SessionOutcome["stopReason"], RunStatus> = {
 };
 
 /** How a run was started, kept with it so that another process (the viewer) can rebuild its session. */
-export type RunSettings = { workspace: string; approval: ApprovalMode; store?: string; board?: string; maxSteps?: number };
+export type RunSettings = {
+  workspace: string;
+  approval: ApprovalMode;
+  store?: string;
+  board?: string;
+  maxSteps?: number;
+  contextBudget?: number;
+};
 
 /** `stepwise run`: one task, one strategy, in a workspace; every event and checkpoint goes to the store. */
 export async function runCommand(task: string | undefined, opts: RunCommandOptions, io: RunIO): Promise<number> {
@@ -71,6 +79,7 @@ export async function runCommand(task: string | undefined, opts: RunCommandOptio
       ...(opts.store !== undefined ? { store: opts.store } : {}),
       ...(opts.board !== undefined ? { board: opts.board } : {}),
       ...(opts.maxSteps ? { maxSteps: opts.maxSteps } : {}),
+      ...(opts.contextBudget ? { contextBudget: opts.contextBudget } : {}),
     };
     if (previous) return await continueRun(previous, settings, { log, database: opts.database, io });
     const runId = randomUUID();
@@ -179,6 +188,7 @@ async function openSession(
     ...(permissions ? { permissions } : {}),
     ...(approvesPlans(settings.approval) ? { approvePlan: terminalPlanApprover(args.prompter) } : {}),
     ...(settings.maxSteps ? { maxSteps: settings.maxSteps } : {}),
+    ...(settings.contextBudget ? { contextBudget: settings.contextBudget } : {}),
   });
   const close = session.close.bind(session);
   session.close = async () => {

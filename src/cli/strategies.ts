@@ -4,6 +4,7 @@ import type { ChatModel } from "../core/model.js";
 import type { PermissionPolicy } from "../core/permissions.js";
 import type { Plugin } from "../core/plugin.js";
 import type { Tool } from "../core/tool.js";
+import { contextFolding } from "../planning/folding/context-folding.js";
 import { PlanNotebook } from "../planning/notebook/plan-notebook.js";
 import { TaskBoard } from "../planning/tasks/task-board.js";
 import type { TaskStore } from "../planning/tasks/task-store.js";
@@ -45,6 +46,8 @@ export type StrategyContext = {
    */
   approvePlan?: PlanApprover;
   maxSteps?: number;
+  /** Fold finished plan units out of the context past this many tokens (default: contextFolding's). */
+  contextBudget?: number;
 };
 
 const SYSTEM_PROMPT = `You are Stepwise, an agent that carries out tasks in a workspace folder with the tools you are given.
@@ -57,12 +60,14 @@ export function parseStrategy(name: string): StrategyName {
 }
 
 export function createSession(strategy: StrategyName, ctx: StrategyContext): StrategySession {
+  // Folding comes after the planning plugin so it counts the plan's tail message in the request size.
+  const folding = (): Plugin => contextFolding(ctx.contextBudget ? { budgetTokens: ctx.contextBudget } : {});
   const agentOptions = (plugins: Plugin[], tools: Tool[]): AgentOptions => ({
     name: strategy,
     systemPrompt: SYSTEM_PROMPT,
     model: ctx.models("agent"),
     tools: [...tools, askUserTool()],
-    plugins,
+    plugins: [...plugins, folding()],
     ...(ctx.permissions ? { permissions: ctx.permissions } : {}),
     ...(ctx.maxSteps ? { maxSteps: ctx.maxSteps } : {}),
   });
@@ -107,6 +112,7 @@ export function createSession(strategy: StrategyName, ctx: StrategyContext): Str
             model: ctx.models("planner"),
             executorModel: ctx.models("executor"),
             tools: ctx.tools,
+            executorPlugins: () => [folding()],
             onEvent,
             ...(ctx.approvePlan ? { approvePlan: ctx.approvePlan } : {}),
           }),

@@ -188,3 +188,15 @@ describe("Ctrl-C", () => {
     expect(readFileSync(join(ws, "report.md"), "utf8")).toContain("| b.txt | 1 | bravo |");
   });
 });
+
+describe("context folding in the CLI", () => {
+  it("folds finished plan units past --context-budget and says so, still doing the job", async () => {
+    const home = freshHome();
+    const ws = workspace(home);
+    for (let i = 1; i <= 4; i++) writeFileSync(join(ws, `long${i}.txt`), Array.from({ length: 40 }, (_, n) => `line ${n} of ${i}`).join("\n"));
+    const result = await runCli(["run", "Report", "--model", "scripted:demo", "--workspace", ws, "--context-budget", "800"], { home });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^context folded: \d+ unit\(s\)$/m);
+    expect(readFileSync(join(ws, "report.md"), "utf8")).toContain("| long4.txt | 40 | line 0 of 4 |");
+  });
+});
