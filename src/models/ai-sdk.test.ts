@@ -2,9 +2,8 @@ import { APICallError } from "ai";
 import { MockLanguageModelV3, simulateReadableStream } from "ai/test";
 import type { LanguageModelV3CallOptions, LanguageModelV3GenerateResult, LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import { describe, expect, it } from "vitest";
-import type { ModelStreamPart } from "../core/model.js";
 import { aiSdkModel } from "./ai-sdk.js";
-import { ModelError } from "./model-error.js";
+import { collect, failure } from "./test-support/model-results.js";
 
 const FAST = { retryBaseDelayMs: 1, retryMaxDelayMs: 50, timeoutMs: 2_000 };
 const ask = { messages: [{ role: "user" as const, content: "hi" }], tools: [] };
@@ -43,20 +42,6 @@ function inTurn(...steps: (LanguageModelV3GenerateResult | Error)[]) {
   };
 }
 
-async function collect(parts: AsyncIterable<ModelStreamPart>): Promise<ModelStreamPart[]> {
-  const out: ModelStreamPart[] = [];
-  for await (const part of parts) out.push(part);
-  return out;
-}
-
-async function failure(promise: Promise<unknown>): Promise<ModelError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ModelError);
-  return error as ModelError;
-}
 
 describe("aiSdkModel", () => {
   it("hands our messages and tools to the AI SDK model and reads its tool calls back", async () => {

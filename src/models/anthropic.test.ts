@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { ModelStreamPart } from "../core/model.js";
 import { anthropicModel, type AnthropicModelOptions } from "./anthropic.js";
-import { ModelError } from "./model-error.js";
+import { collect, failure } from "./test-support/model-results.js";
 import {
   hang,
   inTurn,
@@ -54,20 +53,6 @@ const messageEnd = [
   { type: "message_stop" },
 ];
 
-async function collect(parts: AsyncIterable<ModelStreamPart>): Promise<ModelStreamPart[]> {
-  const out: ModelStreamPart[] = [];
-  for await (const part of parts) out.push(part);
-  return out;
-}
-
-async function failure(promise: Promise<unknown>): Promise<ModelError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ModelError);
-  return error as ModelError;
-}
 
 describe("anthropicModel", () => {
   it("separates the system prompt, merges tool results into one user turn and reads tool_use back", async () => {

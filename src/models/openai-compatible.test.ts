@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { ModelStreamPart } from "../core/model.js";
-import { ModelError } from "./model-error.js";
+import { collect, failure } from "./test-support/model-results.js";
 import { openAICompatibleModel, type OpenAICompatibleOptions } from "./openai-compatible.js";
 import {
   hang,
@@ -46,20 +46,6 @@ function chunk(delta: Record<string, unknown>, finishReason: string | null = nul
   return { id: "c", object: "chat.completion.chunk", created: 1, model: "gpt-test", choices: [{ index: 0, delta, finish_reason: finishReason }] };
 }
 
-async function collect(parts: AsyncIterable<ModelStreamPart>): Promise<ModelStreamPart[]> {
-  const out: ModelStreamPart[] = [];
-  for await (const part of parts) out.push(part);
-  return out;
-}
-
-async function failure(promise: Promise<unknown>): Promise<ModelError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ModelError);
-  return error as ModelError;
-}
 
 describe("openAICompatibleModel", () => {
   it("sends our messages and tools in OpenAI's format and reads tool calls back", async () => {
