@@ -24,6 +24,9 @@ export type PostgresTaskStoreOptions = {
 };
 
 const BOARD_ID = /^[A-Za-z0-9_.:-]{1,48}$/;
+// Deadlock and serialization failures roll the whole change back, so it is safe to run it again.
+const RETRYABLE = new Set(["40P01", "40001"]);
+const ATTEMPTS = 3;
 // Serializes table creation when many processes start on a fresh database at once.
 const SCHEMA_LOCK = 7_311_004;
 const SCHEMA = `
@@ -75,6 +78,10 @@ const CLAIM = `
  * share one schema, keyed by board id; tables are created if missing. Each change is one
  * transaction, claims use FOR UPDATE SKIP LOCKED, and every change is announced with NOTIFY on the
  * board's channel (see `subscribe`).
+ *
+ * Lock order, which keeps changes from deadlocking: the board row first, then task rows in id order.
+ * A change that touches more than one task holds the board row; one that touches a single task
+ * (plain update, claim) holds only that row and waits on nothing after taking it.
  */
 export class PostgresTaskStore implements TaskStore {
   readonly boardId: string;
@@ -149,9 +156,11 @@ export class PostgresTaskStore implements TaskStore {
   async remove(id: string): Promise<void> {
     await this.#transaction(async (client) => {
       await this.#lockBoard(client);
-      const target = (await this.#lockTasks(client, [id])).get(id);
-      if (!target) throw unknownTaskError(id, await this.#ids(client));
-      const tasks = await this.#lockTasks(client, [id, ...target.blocks, ...target.blockedBy]);
+      // Edges change only under the board lock, so these neighbours stay put until we commit; locking
+      // them with the task in one ordered step keeps the id order (locking the task first would not).
+      const edges = await this.#neighbours(client, id);
+      if (!edges) throw unknownTaskError(id, await this.#ids(client));
+      const tasks = await this.#lockTasks(client, [id, ...edges]);
       const neighbours = removeTask(tasks, id);
       await client.query("DELETE FROM stepwise_tasks WHERE board_id = $1 AND id = $2", [this.boardId, id]);
       for (const neighbour of neighbours) await saveTask(client, this.boardId, tasks.get(neighbour) as Task);
@@ -161,7 +170,7 @@ export class PostgresTaskStore implements TaskStore {
 
   async claimNext(owner: string): Promise<Task | undefined> {
     await this.#init();
-    const { rows } = await this.#pool.query<TaskRow>(CLAIM, [this.boardId, owner, this.channel]);
+    const { rows } = await retryConflicts(() => this.#pool.query<TaskRow>(CLAIM, [this.boardId, owner, this.channel]));
     return rows[0] && fromRow(rows[0]);
   }
 
@@ -218,20 +227,29 @@ export class PostgresTaskStore implements TaskStore {
   }
 
   #init(): Promise<void> {
-    this.#ready ??= this.#createSchema().catch((error: unknown) => {
+    this.#ready ??= this.#open().catch((error: unknown) => {
       this.#ready = undefined;
       throw error;
     });
     return this.#ready;
   }
 
-  async #createSchema(): Promise<void> {
+  async #open(): Promise<void> {
+    await this.#createSchemaIfMissing();
+    // A statement of its own: when another process is counting this board's row up, we wait for it
+    // holding no lock that process needs.
+    await this.#pool.query("INSERT INTO stepwise_task_boards (board_id, next_id) VALUES ($1, 1) ON CONFLICT DO NOTHING", [this.boardId]);
+  }
+
+  async #createSchemaIfMissing(): Promise<void> {
     const client = await this.#pool.connect();
     try {
       await client.query("BEGIN");
       await client.query("SELECT pg_advisory_xact_lock($1)", [SCHEMA_LOCK]);
-      await client.query(SCHEMA);
-      await client.query("INSERT INTO stepwise_task_boards (board_id, next_id) VALUES ($1, 1) ON CONFLICT DO NOTHING", [this.boardId]);
+      // CREATE INDEX IF NOT EXISTS share-locks the tasks table even when the index is there, which
+      // would stall (and, held while waiting on a board row, deadlock) the writers of a live board.
+      const { rows } = await client.query<{ ready: boolean }>("SELECT to_regclass('stepwise_tasks_pending') IS NOT NULL AS ready");
+      if (!rows[0]?.ready) await client.query(SCHEMA);
       await client.query("COMMIT");
     } catch (error) {
       await client.query("ROLLBACK").catch(() => undefined);
@@ -243,6 +261,10 @@ export class PostgresTaskStore implements TaskStore {
 
   async #transaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     await this.#init();
+    return retryConflicts(() => this.#attempt(fn));
+  }
+
+  async #attempt<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await this.#pool.connect();
     try {
       await client.query("BEGIN");
@@ -281,6 +303,16 @@ export class PostgresTaskStore implements TaskStore {
     return new Map(rows.map((row) => [row.id, fromRow(row)]));
   }
 
+  /** The ids `id` blocks or waits on, or undefined when there is no such task. */
+  async #neighbours(client: pg.PoolClient, id: string): Promise<string[] | undefined> {
+    if (!isTaskId(id)) return undefined;
+    const { rows } = await client.query<{ ids: string[] }>(
+      "SELECT blocks || blocked_by AS ids FROM stepwise_tasks WHERE board_id = $1 AND id = $2",
+      [this.boardId, id],
+    );
+    return rows[0]?.ids;
+  }
+
   async #graph(client: pg.PoolClient): Promise<Map<string, string[]>> {
     const { rows } = await client.query<{ id: string; blocked_by: string[] }>(
       "SELECT id, blocked_by FROM stepwise_tasks WHERE board_id = $1",
@@ -297,6 +329,18 @@ export class PostgresTaskStore implements TaskStore {
   async #notify(client: pg.PoolClient, action: TaskBoardChange["action"], taskIds: string[]): Promise<void> {
     const change: TaskBoardChange = { boardId: this.boardId, action, taskIds: sortIds(taskIds) };
     await client.query("SELECT pg_notify($1, $2)", [this.channel, JSON.stringify(change)]);
+  }
+}
+
+/** Runs `step` again when PostgreSQL rolled it back for a deadlock or serialization failure (a safety net: the lock order avoids both). */
+async function retryConflicts<T>(step: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await step();
+    } catch (error) {
+      const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
+      if (attempt >= ATTEMPTS || typeof code !== "string" || !RETRYABLE.has(code)) throw error;
+    }
   }
 }
 
