@@ -1,0 +1,41 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join, relative, resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+// DESIGN.md's layers, top to bottom: a module may import only from its own layer and the ones above it.
+const LAYERS = ["core", "models", "planning", "stores", "tools", "integrations", "cli", "web"];
+// The `stepwise ui` command starts the viewer: the one import from cli into web, kept to the entry point.
+const ALLOWED_EXCEPTIONS = new Set(["cli/main.ts -> web"]);
+
+const SRC = fileURLToPath(new URL("../src", import.meta.url));
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === "test-support" ? [] : sourceFiles(path);
+    return entry.name.endsWith(".ts") && !entry.name.endsWith(".test.ts") ? [path] : [];
+  });
+}
+
+function layerOf(path: string): string {
+  return relative(SRC, path).split(sep)[0] ?? "";
+}
+
+describe("layering", () => {
+  it("imports point up the layer list only; core knows nothing of planning", () => {
+    const violations: string[] = [];
+    for (const file of sourceFiles(SRC)) {
+      const from = layerOf(file);
+      if (!LAYERS.includes(from)) continue;
+      const text = readFileSync(file, "utf8");
+      for (const match of text.matchAll(/^\s*(?:import|export)[^;]*?from\s+"(\.[^"]+)"/gms)) {
+        const target = layerOf(resolve(file, "..", match[1] ?? ""));
+        if (!LAYERS.includes(target) || LAYERS.indexOf(target) <= LAYERS.indexOf(from)) continue;
+        const key = `${relative(SRC, file)} -> ${target}`;
+        if (!ALLOWED_EXCEPTIONS.has(key)) violations.push(`${key} (${match[1]})`);
+      }
+    }
+    expect(violations).toEqual([]);
+  });
+});
