@@ -2,7 +2,7 @@
 // 10 steps, tool results of 1-3 KB: file contents and search results) replayed through the same
 // agent twice, once with contextFolding. Every request the model receives is measured with the
 // o200k tokenizer. The plan is a real PlanNotebook: its hint shows the plan at the tail of every
-// request, and its subtasks are the units folding folds along (`unit-started` / `unit-finished`).
+// request, and its subtasks are the units folding folds along (`unit-start` / `unit-end`).
 import { z } from "zod";
 import { Agent } from "../src/core/agent.js";
 import type { ModelRequest } from "../src/core/model.js";

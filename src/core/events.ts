@@ -14,12 +14,6 @@ export interface AgentEventMap {
   "model-end": { step: number; message: AssistantMessage; usage?: Usage; durationMs: number };
   "tool-start": { step: number; call: ToolCall };
   "tool-end": { step: number; call: ToolCall; result: ToolResult; refused: boolean; durationMs: number };
-  /**
-   * A unit of planned work (a plan subtask, a board task, a todo item) started or finished. Planning
-   * plugins announce them; context folding uses them as the natural boundaries of the history.
-   */
-  "unit-started": { unit: WorkUnit };
-  "unit-finished": { unit: WorkUnit; outcome: string };
   "approval-requested": { calls: PendingCall[] };
   "run-resumed": { decisions: number };
   /** A model turn is complete: its tool results are in memory. The moment to checkpoint. */
@@ -27,9 +21,6 @@ export interface AgentEventMap {
   "run-end": { stopReason: StopReason; steps: number; text: string; usage: Usage };
   "run-error": { message: string };
 }
-
-/** A unit of planned work, named by the plugin that owns it (`kind`) and an id unique within that kind. */
-export type WorkUnit = { kind: string; id: string; title: string };
 
 export type AgentEventType = keyof AgentEventMap;
 

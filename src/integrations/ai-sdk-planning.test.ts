@@ -128,7 +128,7 @@ describe("aiSdkPlanning inside generateText", () => {
     expect(JSON.stringify(lastMessage(model.doGenerateCalls[1]))).toContain("[in_progress] Read the logs");
     expect(events).toMatchObject([
       { type: "todos-updated", agent: "helper", todos: [{ content: "Read the logs" }] },
-      { type: "unit-started", agent: "helper", unit: { kind: "todo", title: "Read the logs" } },
+      { type: "unit-start", agent: "helper", unit: { kind: "todo", title: "Read the logs" } },
     ]);
   });
 

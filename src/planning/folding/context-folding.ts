@@ -33,8 +33,8 @@ const DEFAULT_KEEP_RECENT_TURNS = 2;
 const MIN_BATCH_SHARE = 0.1;
 
 /**
- * Plan-aware context folding. Planning plugins announce units of work (`unit-started`,
- * `unit-finished`); when a request grows past the budget, the turns of finished units, oldest first,
+ * Plan-aware context folding. Planning plugins announce units of work (`unit-start`,
+ * `unit-end`); when a request grows past the budget, the turns of finished units, oldest first,
  * become one compact record each, in one batch down to the low-water mark. The originals stay in the
  * plugin's state and come back exactly through the read-only `recall` tool. The system prompt, the
  * user's messages, live units' work and tail messages (plan recitations, hints) are never folded.

@@ -1,4 +1,4 @@
-import type { WorkUnit } from "../../core/events.js";
+import type { WorkUnit } from "../work-units.js";
 import { cloneMessages, type Message, type ToolMessage } from "../../core/messages.js";
 import { estimateMessageTokens, estimateTokens } from "../../core/tokens.js";
 import { foldedUnitRecord, stubbedResult } from "./folded-record.js";

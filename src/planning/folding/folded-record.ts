@@ -1,4 +1,4 @@
-import type { WorkUnit } from "../../core/events.js";
+import type { WorkUnit } from "../work-units.js";
 import type { ToolCall } from "../../core/messages.js";
 import type { TouchedReferences } from "./touched-references.js";
 

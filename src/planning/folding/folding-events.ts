@@ -1,4 +1,4 @@
-import type { WorkUnit } from "../../core/events.js";
+import type { WorkUnit } from "../work-units.js";
 
 /** One batch of folding, as the CLI and the viewer show it. */
 export type ContextFoldedEvent = {

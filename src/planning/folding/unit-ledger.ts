@@ -1,4 +1,5 @@
-import type { AgentEvent, WorkUnit } from "../../core/events.js";
+import type { AgentEvent } from "../../core/events.js";
+import type { WorkUnit } from "../work-units.js";
 import { unitRef } from "./folded-record.js";
 
 /** A unit as the ledger knows it. `order` rises with every start and finish, so it sorts by recency. */
@@ -33,13 +34,13 @@ export class UnitLedger {
         if (key !== undefined && owner) this.#owners.set(key, unitRef(owner.unit));
         break;
       }
-      case "unit-started": {
+      case "unit-start": {
         const ref = unitRef(event.unit);
         this.#units.set(ref, { unit: { ...event.unit }, live: true, outcome: "", order: ++this.#order });
         if (this.#currentTurn !== null) this.#owners.set(this.#currentTurn, ref);
         break;
       }
-      case "unit-finished": {
+      case "unit-end": {
         const ref = unitRef(event.unit);
         const known = this.#units.get(ref);
         this.#units.set(ref, { unit: { ...(known?.unit ?? event.unit) }, live: false, outcome: event.outcome, order: ++this.#order });

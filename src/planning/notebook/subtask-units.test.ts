@@ -16,8 +16,8 @@ function watched() {
   const agent = new Agent({ model: scriptedModel([]), plugins: [notebook] });
   const units: string[] = [];
   agent.on((e) => {
-    if (e.type === "unit-started") units.push(`started ${e.unit.kind}:${e.unit.id} ${e.unit.title}`);
-    if (e.type === "unit-finished") units.push(`finished ${e.unit.kind}:${e.unit.id}: ${e.outcome}`);
+    if (e.type === "unit-start") units.push(`started ${e.unit.kind}:${e.unit.id} ${e.unit.title}`);
+    if (e.type === "unit-end") units.push(`finished ${e.unit.kind}:${e.unit.id}: ${e.outcome}`);
   });
   const idOf = (index: number) => notebook.currentPlan?.subtasks[index]?.id ?? "?";
   return { notebook, agent, units, idOf };
@@ -39,18 +39,18 @@ describe("PlanNotebook units of work", () => {
     await agent.run("Book the trip.");
 
     const seen = events
-      .filter((e) => ["tool-start", "tool-end", "unit-started", "unit-finished"].includes(e.type))
+      .filter((e) => ["tool-start", "tool-end", "unit-start", "unit-end"].includes(e.type))
       .map((e) => (e.type === "tool-start" || e.type === "tool-end" ? `${e.type} ${e.call.name}` : e.type));
     expect(seen).toEqual([
       "tool-start update_subtask_state",
-      "unit-started",
+      "unit-start",
       "tool-end update_subtask_state",
       "tool-start finish_subtask",
-      "unit-finished",
-      "unit-started",
+      "unit-end",
+      "unit-start",
       "tool-end finish_subtask",
     ]);
-    const units = events.filter((e) => e.type === "unit-started" || e.type === "unit-finished");
+    const units = events.filter((e) => e.type === "unit-start" || e.type === "unit-end");
     expect(units).toMatchObject([
       { unit: { kind: "subtask", id: flights, title: "Flights" } },
       { unit: { kind: "subtask", id: flights, title: "Flights" }, outcome: "Tickets AF123" },

@@ -1,10 +1,11 @@
-import type { AgentEventInit, WorkUnit } from "../../core/events.js";
+import type { AgentEventInit } from "../../core/events.js";
+import type { WorkUnit } from "../work-units.js";
 import type { Plan, SubTask } from "./plan.js";
 
 type Announced = { unit: WorkUnit; subtask: SubTask; plan: Plan };
 
 /**
- * Keeps the `unit-started` / `unit-finished` events a notebook announces in step with its plans. A
+ * Keeps the `unit-start` / `unit-end` events a notebook announces in step with its plans. A
  * subtask is a unit while it is in progress; its unit id is the subtask's id, not its index, because
  * an index moves when a subtask is added or deleted before it, and a later subtask (or the next
  * plan's first one) would take it over. Every unit announced as started is finished exactly once,
@@ -20,13 +21,13 @@ export class SubtaskUnits {
       const now = current?.subtasks.find((subtask) => subtask.id === id);
       if (now?.state === "in_progress") continue;
       this.#live.delete(id);
-      events.push({ type: "unit-finished", unit: { ...announced.unit }, outcome: stoppedOutcome(announced, now, current) });
+      events.push({ type: "unit-end", unit: { ...announced.unit }, outcome: stoppedOutcome(announced, now, current) });
     }
     for (const subtask of current?.subtasks ?? []) {
       if (subtask.state !== "in_progress" || this.#live.has(subtask.id)) continue;
       const unit = { kind: "subtask", id: subtask.id, title: subtask.name };
       this.#live.set(subtask.id, { unit, subtask, plan: current as Plan });
-      events.push({ type: "unit-started", unit: { ...unit } });
+      events.push({ type: "unit-start", unit: { ...unit } });
     }
     return events;
   }

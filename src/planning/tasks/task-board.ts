@@ -30,7 +30,7 @@ export type TaskBoardOptions = {
  * operations for code outside the model loop (seed, import, reset, read), keeping edges consistent
  * either way. Each change emits `tasks-updated` to every agent the board is attached to, and a task
  * that starts or finishes through this board is announced to them as a unit of work
- * (`unit-started` / `unit-finished`), the boundaries context folding folds along.
+ * (`unit-start` / `unit-end`), the boundaries context folding folds along.
  */
 export class TaskBoard implements Plugin {
   readonly name = "task-board";

@@ -11,8 +11,8 @@ function watched(opts: ConstructorParameters<typeof TaskBoard>[0] = {}) {
   const agent = new Agent({ model: scriptedModel([]), plugins: [board] });
   const units: string[] = [];
   agent.on((e) => {
-    if (e.type === "unit-started") units.push(`started ${e.unit.kind}:${e.unit.id} ${e.unit.title}`);
-    if (e.type === "unit-finished") units.push(`finished ${e.unit.kind}:${e.unit.id}: ${e.outcome}`);
+    if (e.type === "unit-start") units.push(`started ${e.unit.kind}:${e.unit.id} ${e.unit.title}`);
+    if (e.type === "unit-end") units.push(`finished ${e.unit.kind}:${e.unit.id}: ${e.outcome}`);
   });
   return { board, units };
 }
@@ -32,10 +32,10 @@ describe("TaskBoard units of work", () => {
     await agent.run("Work the board.");
 
     const seen = events
-      .filter((e) => ["tool-start", "tool-end", "unit-started", "unit-finished"].includes(e.type))
+      .filter((e) => ["tool-start", "tool-end", "unit-start", "unit-end"].includes(e.type))
       .map((e) => e.type);
-    expect(seen).toEqual(["tool-start", "unit-started", "tool-end", "tool-start", "unit-finished", "tool-end"]);
-    expect(events.filter((e) => e.type === "unit-started" || e.type === "unit-finished")).toMatchObject([
+    expect(seen).toEqual(["tool-start", "unit-start", "tool-end", "tool-start", "unit-end", "tool-end"]);
+    expect(events.filter((e) => e.type === "unit-start" || e.type === "unit-end")).toMatchObject([
       { agent: "agent", unit: { kind: "task", id: "1", title: "Read the spec" } },
       { unit: { kind: "task", id: "1", title: "Read the spec" }, outcome: "Read the spec — result: 3 open questions" },
     ]);

@@ -1,8 +1,9 @@
-import type { AgentEventInit, WorkUnit } from "../../core/events.js";
+import type { AgentEventInit } from "../../core/events.js";
+import type { WorkUnit } from "../work-units.js";
 import type { Task } from "./task.js";
 
 /**
- * The `unit-started` / `unit-finished` events for one task's change (`after` undefined: deleted). A
+ * The `unit-start` / `unit-end` events for one task's change (`after` undefined: deleted). A
  * task is a unit while it is in progress; one that stops being in progress without being completed
  * is finished too, with an outcome saying so, so no unit stays open for ever.
  */
@@ -12,11 +13,11 @@ export function taskUnitEvents(before: Task | undefined, after: Task | undefined
   const unit: WorkUnit = { kind: "task", id: task.id, title: task.subject };
   const wasInProgress = before?.state === "in_progress";
   if (after?.state === "completed" && before?.state !== "completed") {
-    return [{ type: "unit-finished", unit, outcome: completedOutcome(after) }];
+    return [{ type: "unit-end", unit, outcome: completedOutcome(after) }];
   }
-  if (after?.state === "in_progress" && !wasInProgress) return [{ type: "unit-started", unit }];
-  if (wasInProgress && after === undefined) return [{ type: "unit-finished", unit, outcome: "Deleted while in progress." }];
-  if (wasInProgress && after?.state === "pending") return [{ type: "unit-finished", unit, outcome: "Set back to pending before it was completed." }];
+  if (after?.state === "in_progress" && !wasInProgress) return [{ type: "unit-start", unit }];
+  if (wasInProgress && after === undefined) return [{ type: "unit-end", unit, outcome: "Deleted while in progress." }];
+  if (wasInProgress && after?.state === "pending") return [{ type: "unit-end", unit, outcome: "Set back to pending before it was completed." }];
   return [];
 }
 

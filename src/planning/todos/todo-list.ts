@@ -32,7 +32,7 @@ type TodoState = { version: number; todos: StoredTodo[]; nextId: number };
 
 /**
  * A `write_todos` tool whose list stays in front of the model: the reference's dynamic todo list.
- * Items in progress are announced as units of work (`unit-started` / `unit-finished`) for context folding.
+ * Items in progress are announced as units of work (`unit-start` / `unit-end`) for context folding.
  */
 export function todoList(opts: TodoListOptions = {}): TodoList {
   const recite = opts.recite ?? true;

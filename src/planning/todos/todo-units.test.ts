@@ -13,7 +13,7 @@ async function run(turns: ScriptedTurn[], opts: TodoListOptions = {}) {
   agent.on((e) => events.push(e));
   await agent.run("Fix the build.");
   const units = events.flatMap((e) =>
-    e.type === "unit-started" ? [`started ${e.unit.kind}:${e.unit.id} ${e.unit.title}`] : e.type === "unit-finished" ? [`finished ${e.unit.kind}:${e.unit.id}: ${e.outcome}`] : [],
+    e.type === "unit-start" ? [`started ${e.unit.kind}:${e.unit.id} ${e.unit.title}`] : e.type === "unit-end" ? [`finished ${e.unit.kind}:${e.unit.id}: ${e.outcome}`] : [],
   );
   return { events, units };
 }
@@ -26,7 +26,7 @@ describe("todoList units of work", () => {
     ]);
     expect(units).toEqual(["started todo:1 Read the log", "finished todo:1: Read the log", "started todo:2 Patch the config"]);
     const order = events.filter((e) => e.type !== "model-start" && e.type !== "model-end" && e.type !== "todos-updated").map((e) => e.type);
-    expect(order.slice(1, 9)).toEqual(["tool-start", "unit-started", "tool-end", "turn-end", "tool-start", "unit-finished", "unit-started", "tool-end"]);
+    expect(order.slice(1, 9)).toEqual(["tool-start", "unit-start", "tool-end", "turn-end", "tool-start", "unit-end", "unit-start", "tool-end"]);
   });
 
   it("keeps an item's unit id when items are added before it, and tells two items with the same text apart", async () => {

@@ -1,8 +1,9 @@
-import type { AgentEventInit, WorkUnit } from "../../core/events.js";
+import type { AgentEventInit } from "../../core/events.js";
+import type { WorkUnit } from "../work-units.js";
 import type { StoredTodo } from "./todo.js";
 
 /**
- * The `unit-started` / `unit-finished` events for one write: an item is a unit while it is in
+ * The `unit-start` / `unit-end` events for one write: an item is a unit while it is in
  * progress. Its unit id is the item's stable id, which the list keeps across writes by the id the
  * model sent or, with ids off, by identical content (a stable key of its content that still tells
  * two items with the same text apart). An item that leaves the list or goes back to pending while in
@@ -17,16 +18,16 @@ export function todoUnitEvents(before: readonly StoredTodo[], after: readonly St
     const was = previous.get(item.id);
     previous.delete(item.id);
     if (item.status === "completed" && was?.status !== "completed") {
-      finished.push({ type: "unit-finished", unit: unitOf(item), outcome: item.content });
+      finished.push({ type: "unit-end", unit: unitOf(item), outcome: item.content });
     } else if (item.status === "in_progress" && was?.status !== "in_progress") {
-      started.push({ type: "unit-started", unit: unitOf(item) });
+      started.push({ type: "unit-start", unit: unitOf(item) });
     } else if (item.status === "pending" && was?.status === "in_progress") {
-      finished.push({ type: "unit-finished", unit: unitOf(item), outcome: "Set back to pending before it was completed." });
+      finished.push({ type: "unit-end", unit: unitOf(item), outcome: "Set back to pending before it was completed." });
     }
   }
   for (const dropped of previous.values()) {
     if (dropped.status === "in_progress") {
-      finished.push({ type: "unit-finished", unit: unitOf(dropped), outcome: "Removed from the list before it was completed." });
+      finished.push({ type: "unit-end", unit: unitOf(dropped), outcome: "Removed from the list before it was completed." });
     }
   }
   return [...finished, ...started];

@@ -56,7 +56,7 @@ describe("PlanAndExecute", () => {
     expect(lastInput).toContain("Result: widget: 12 EUR");
     expect(lastInput).toContain("Current step: Double it");
     expect(String(planner.requests[1]?.messages[0]?.content)).toContain("price service unavailable");
-    expect(events.map((e) => e.type).at(-1)).toBe("workflow-finished");
+    expect(events.map((e) => e.type).at(-1)).toBe("workflow-end");
     expect(events.filter((e) => e.type === "workflow-planned")).toHaveLength(3);
   });
 

@@ -65,7 +65,7 @@ describe("PlanTool", () => {
       "main:workflow-step-end",
       "main:workflow-step-start",
       "main:workflow-step-end",
-      "main:workflow-finished",
+      "main:workflow-end",
     ]);
   });
 

@@ -39,7 +39,7 @@ describe("Rewoo", () => {
     expect(planner.requests[0]?.tools.map((t) => t.name)).toEqual(["lookup"]);
     expect(events.map((e) => e.type).filter((t) => t !== "workflow-step-start" && t !== "workflow-step-end")).toEqual([
       "workflow-planned",
-      "workflow-finished",
+      "workflow-end",
     ]);
   });
 

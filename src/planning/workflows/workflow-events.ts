@@ -16,7 +16,7 @@ declare module "../../core/events.js" {
     };
     /** Plan-and-execute folded old steps into a summary to keep its prompts within budget. */
     "workflow-history-summarized": { workflow: WorkflowKind; foldedSteps: number; summaryTokens: number };
-    "workflow-finished": { workflow: WorkflowKind; answer: string; rounds: number; durationMs: number };
+    "workflow-end": { workflow: WorkflowKind; answer: string; rounds: number; durationMs: number };
     /** A plan waits for the user's approval before it runs. */
     "plan-approval-requested": { workflow: WorkflowKind; task: string; steps: string[] };
     "plan-approval-decided": { workflow: WorkflowKind; task: string; decision: PlanDecision };
@@ -29,6 +29,6 @@ export type WorkflowEventType =
   | "workflow-step-start"
   | "workflow-step-end"
   | "workflow-history-summarized"
-  | "workflow-finished"
+  | "workflow-end"
   | "plan-approval-requested"
   | "plan-approval-decided";

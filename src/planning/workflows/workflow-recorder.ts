@@ -89,7 +89,7 @@ export class WorkflowRecorder {
     this.#trace.answer = answer;
     this.#trace.durationMs = performance.now() - this.#started;
     this.#emit({
-      type: "workflow-finished",
+      type: "workflow-end",
       workflow: this.#workflow,
       answer,
       rounds: this.#trace.plans.length,

@@ -6,7 +6,7 @@ import type { ScriptedTurn } from "../../../models/scripted.js";
 
 /**
  * A minimal planning plugin for folding tests, doing exactly what a real one must: announce
- * `unit-started` / `unit-finished` from its tools, and recite the plan at the tail of every request.
+ * `unit-start` / `unit-end` from its tools, and recite the plan at the tail of every request.
  */
 export function workUnits(opts: { recite?: boolean } = {}): Plugin & { recitation(): string } {
   const hosts = new PluginHosts();
@@ -23,7 +23,7 @@ export function workUnits(opts: { recite?: boolean } = {}): Plugin & { recitatio
         parameters: z.object({ id: z.string() }),
         execute: ({ id }) => {
           states.set(id, "in progress");
-          hosts.emit({ type: "unit-started", unit: { kind: "unit", id, title: `Unit ${id}` } });
+          hosts.emit({ type: "unit-start", unit: { kind: "unit", id, title: `Unit ${id}` } });
           return `Unit ${id} started.`;
         },
       }),
@@ -33,7 +33,7 @@ export function workUnits(opts: { recite?: boolean } = {}): Plugin & { recitatio
         parameters: z.object({ id: z.string(), outcome: z.string() }),
         execute: ({ id, outcome }) => {
           states.set(id, `done (${outcome})`);
-          hosts.emit({ type: "unit-finished", unit: { kind: "unit", id, title: `Unit ${id}` }, outcome });
+          hosts.emit({ type: "unit-end", unit: { kind: "unit", id, title: `Unit ${id}` }, outcome });
           return `Unit ${id} finished.`;
         },
       }),
