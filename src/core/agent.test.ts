@@ -407,3 +407,39 @@ describe("close", () => {
     expect(closed).toEqual(["a", "c"]);
   });
 });
+
+describe("review regressions", () => {
+  it("fills a missing call id with one that is unique across runs", async () => {
+    const model = scriptedModel([
+      { toolCalls: [{ name: "get_weather", arguments: { city: "A" }, id: "" }] },
+      "one",
+      { toolCalls: [{ name: "get_weather", arguments: { city: "B" }, id: "" }] },
+      "two",
+    ]);
+    const agent = new Agent({ model, tools: [weather] });
+    await agent.run("first");
+    await agent.run("second");
+    const ids = agent.memory.flatMap((m) => (m.role === "assistant" ? (m.toolCalls ?? []).map((c) => c.id) : []));
+    expect(ids).toHaveLength(2);
+    expect(new Set(ids).size).toBe(2);
+    expect(ids.every((id) => /^call_\w/.test(id))).toBe(true);
+  });
+
+  it("hands out usage as copies, so no caller can change another agent's count", async () => {
+    const silent = { id: "silent", generate: async () => ({ message: { role: "assistant" as const, content: "hi" } }) };
+    const first = new Agent({ model: silent });
+    const result = await first.run("x");
+    result.usage.inputTokens = 99;
+    first.usage.inputTokens = 99;
+    expect(new Agent({ model: silent }).usage).toEqual({ inputTokens: 0, outputTokens: 0 });
+    expect(first.usage).toEqual({ inputTokens: 0, outputTokens: 0 });
+  });
+
+  it("does not spend continueWith's once-per-run allowance on a turn that has tool calls", async () => {
+    const nudge: Plugin = { name: "nudge", afterModel: (ctx) => ctx.continueWith("Please answer.") };
+    const model = scriptedModel([{ toolCalls: [{ name: "get_weather", arguments: { city: "C" } }] }, "", "answer"]);
+    const result = await new Agent({ model, tools: [weather], plugins: [nudge] }).run("go");
+    expect(result).toMatchObject({ text: "answer", steps: 3 });
+    expect(model.requests[2]?.messages.at(-1)).toEqual({ role: "user", content: "Please answer." });
+  });
+});

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { ABORTED, linkSignals, raceAbort } from "./abort.js";
 import type { ApprovalDecision, ApprovalDecisions, PendingCall, PendingTurn } from "./approval.js";
 import { EventHub, type AgentEvent, type AgentEventInit, type AgentEventListener } from "./events.js";
@@ -30,7 +31,7 @@ export interface RunOptions {
 }
 
 const DEFAULT_MAX_STEPS = 50;
-const ZERO_USAGE: Usage = { inputTokens: 0, outputTokens: 0 };
+const ZERO_USAGE: Usage = Object.freeze({ inputTokens: 0, outputTokens: 0 });
 
 type Outcome = { result: ToolResult; refused: boolean };
 type CallOutcome = Outcome & { call: ToolCall };
@@ -47,7 +48,7 @@ export class Agent {
   readonly plugins: readonly Plugin[];
   readonly toolkit: Toolkit;
   readonly permissions: PermissionPolicy | undefined;
-  readonly #pluginToolNames: Set<string>;
+  readonly #planningToolNames: Set<string>;
   #memory: Message[] = [];
   #pending: PendingTurn | undefined;
   #usage: Usage = ZERO_USAGE;
@@ -68,8 +69,11 @@ export class Agent {
       if (pluginNames.has(plugin.name)) throw new Error(`Two plugins are named "${plugin.name}": names must be unique.`);
       pluginNames.add(plugin.name);
     }
-    const pluginTools = this.plugins.flatMap((p) => p.tools?.() ?? []);
-    this.#pluginToolNames = new Set(pluginTools.map((t) => t.name));
+    const contributed = this.plugins.map((plugin) => ({ plugin, tools: plugin.tools?.() ?? [] }));
+    const pluginTools = contributed.flatMap((c) => c.tools);
+    this.#planningToolNames = new Set(
+      contributed.filter((c) => c.plugin.planningTools !== false).flatMap((c) => c.tools.map((t) => t.name)),
+    );
     this.toolkit = new Toolkit([...(opts.tools ?? []), ...pluginTools]);
     this.permissions = opts.permissions;
     const host: PluginHost = {
@@ -87,7 +91,7 @@ export class Agent {
 
   /** Tokens used by every run of this agent since it was made or loaded. */
   get usage(): Usage {
-    return this.#usage;
+    return { ...this.#usage };
   }
 
   get tools(): Tool[] {
@@ -124,7 +128,7 @@ export class Agent {
     if (!last) throw new Error(`Agent "${this.name}" has no memory to continue from; call run(input) instead.`);
     return this.#exclusive(async () => {
       if (last.role === "assistant" && !last.toolCalls?.length) {
-        const result = { text: last.content, messages: cloneMessages(this.#memory), steps: 0, usage: ZERO_USAGE };
+        const result = { text: last.content, messages: cloneMessages(this.#memory), steps: 0, usage: { ...ZERO_USAGE } };
         return { ...result, stopReason: "final" as const };
       }
       if (last.role === "assistant") this.#answerInterruptedCalls(last.toolCalls ?? []);
@@ -272,7 +276,7 @@ export class Agent {
       const { steps, usage, lastText: text } = progress;
       this.#emit({ type: "run-end", stopReason, steps, text, usage });
       const pending = this.#pending ? { pending: structuredClone(this.#pending.awaiting) } : {};
-      return { text, messages: cloneMessages(this.#memory), steps, stopReason, usage, ...pending };
+      return { text, messages: cloneMessages(this.#memory), steps, stopReason, usage: { ...usage }, ...pending };
     };
 
     for (;;) {
@@ -288,7 +292,7 @@ export class Agent {
       if (response === ABORTED) return finish("aborted");
       progress.usage = addUsage(progress.usage, response.usage);
       this.#usage = addUsage(this.#usage, response.usage);
-      const message = normalizeAssistant(response.message, step);
+      const message = normalizeAssistant(response.message);
       this.#memory.push(message);
       progress.lastText = message.content;
       this.#emit({
@@ -392,7 +396,8 @@ export class Agent {
           if (change.arguments !== undefined) call.arguments = change.arguments;
         },
         continueWith: (note) => {
-          if (continued.has(plugin)) return;
+          // A turn with tool calls continues anyway; the once-per-run allowance is kept for a real stop.
+          if (calls.length > 0 || continued.has(plugin)) return;
           continued.add(plugin);
           notes.push(note);
         },
@@ -414,12 +419,15 @@ export class Agent {
       const text = `Unknown tool "${call.name}". Available tools: ${this.toolkit.names.join(", ") || "none"}.`;
       return { result: { text, isError: true }, refused: true };
     }
-    const decision = decidePermission(this.permissions, call, tool, this.#pluginToolNames.has(call.name));
+    const decision = decidePermission(this.permissions, call, tool, this.#planningToolNames.has(call.name));
     if (decision === "deny") {
       const text = `Denied: the permission policy does not allow "${call.name}" here. Do not retry it; find another way or tell the user.`;
       return { result: { text, isError: true }, refused: true };
     }
-    return decision === "ask" ? "ask" : undefined;
+    if (decision !== "ask") return undefined;
+    // Never ask the user about a call that could not run as written: the model fixes it first.
+    const problem = tool.check?.(call.arguments);
+    return problem ? { result: problem, refused: true } : "ask";
   }
 
   /** Runs one call between its tool-start and tool-end events. */
@@ -487,13 +495,14 @@ export class Agent {
 }
 
 /** Fills what providers leave out (null content, missing or repeated call ids) so memory stays replayable. */
-function normalizeAssistant(message: AssistantMessage, step: number): AssistantMessage {
+function normalizeAssistant(message: AssistantMessage): AssistantMessage {
   const content = typeof message.content === "string" ? message.content : "";
   const calls = message.toolCalls ?? [];
   if (calls.length === 0) return { role: "assistant", content };
   const seen = new Set<string>();
   const toolCalls = calls.map((call, index) => {
-    let id = typeof call.id === "string" && call.id.length > 0 ? call.id : `call_${step}_${index}`;
+    // Filled ids must be unique across runs: context folding and recall key turns by call id.
+    let id = typeof call.id === "string" && call.id.length > 0 ? call.id : `call_${randomUUID().slice(0, 13)}`;
     if (seen.has(id)) id = `${id}_${index}`;
     seen.add(id);
     const args = typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments ?? {});

@@ -194,3 +194,26 @@ describe("pause and resume", () => {
     expect(done.text).toBe("Booking Lisbon.");
   });
 });
+
+describe("review regressions", () => {
+  it("judges tools of a non-planning plugin (an MCP server's) as write tools, not planning tools", async () => {
+    const ws = workspace();
+    const external: Plugin = { name: "mcp:files", planningTools: false, tools: () => [ws.tools[1]!] };
+    const turn = { toolCalls: [{ name: "write_note", arguments: { path: "a", text: "x" }, id: "w" }] };
+    const agent = new Agent({ model: scriptedModel([turn, "ok"]), plugins: [external], permissions: {} });
+    const result = await agent.run("go");
+    expect(result.stopReason).toBe("awaiting-approval");
+    expect(ws.writes).toEqual([]);
+  });
+
+  it("never holds a call with bad arguments for approval: the model gets the error at once", async () => {
+    const model = scriptedModel([
+      { toolCalls: [{ name: "ask_user", arguments: '{"question": ', id: "q" }] },
+      (req) => `saw: ${req.messages.at(-1)?.content.slice(0, 43)}`,
+    ]);
+    const agent = new Agent({ model, tools: [askUserTool()] });
+    const result = await agent.run("go");
+    expect(result.stopReason).toBe("final");
+    expect(result.text).toBe('saw: Arguments for tool "ask_user" are not valid');
+  });
+});

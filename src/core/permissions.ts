@@ -15,7 +15,7 @@ export type PermissionRule = PermissionDecision | ((args: unknown, call: ToolCal
 export interface PermissionPolicy {
   tools?: Record<string, PermissionRule>;
   decide?: (call: ToolCall, tool: Tool) => PermissionDecision | undefined;
-  /** Tools contributed by plugins (plan, board, todo tools). Default "allow". */
+  /** Tools of planning plugins (plan, board, todo tools; see Plugin.planningTools). Default "allow". */
   planning?: PermissionDecision;
   /** Tools marked readOnly. Default "allow". */
   readOnly?: PermissionDecision;
@@ -28,7 +28,7 @@ export function decidePermission(
   policy: PermissionPolicy | undefined,
   call: ToolCall,
   tool: Tool,
-  fromPlugin: boolean,
+  isPlanningTool: boolean,
 ): PermissionDecision {
   const rule = policy?.tools?.[call.name];
   if (rule !== undefined) return typeof rule === "function" ? rule(parseArgumentsLoosely(call.arguments), call) : rule;
@@ -36,7 +36,7 @@ export function decidePermission(
   if (!policy) return "allow";
   const decided = policy.decide?.(call, tool);
   if (decided !== undefined) return decided;
-  if (fromPlugin) return policy.planning ?? "allow";
+  if (isPlanningTool) return policy.planning ?? "allow";
   if (tool.readOnly) return policy.readOnly ?? "allow";
   return policy.write ?? "ask";
 }

@@ -55,6 +55,12 @@ type MaybePromise<T> = T | Promise<T>;
 export interface Plugin {
   readonly name: string;
   tools?(): Tool[];
+  /**
+   * Whether this plugin's tools only keep the agent's own plan state (default true), so permission
+   * policies allow them like planning tools. A plugin that brings tools acting on the world (an MCP
+   * server's) says false, and its tools are judged as read-only or write tools.
+   */
+  readonly planningTools?: boolean;
   /** Text appended to the agent's system prompt (stable: it should not change between calls). */
   instructions?(): string | undefined;
   /**

@@ -36,6 +36,11 @@ export interface Tool {
   readonly explainsEdits?: boolean;
   /** Never throws: bad input and failures come back as `{ isError: true }` with a readable text. */
   invoke(args: unknown, ctx?: ToolContext): Promise<ToolResult>;
+  /**
+   * Checks the arguments without running the tool: the error `invoke` would return for them, or
+   * null. The agent uses it so that a call is never held for the user's approval with bad arguments.
+   */
+  check?(args: unknown): ToolResult | null;
 }
 
 export interface ToolDefinition<S extends ZodType> {
@@ -66,6 +71,13 @@ export function defineTool<S extends ZodType>(def: ToolDefinition<S>): Tool {
   }
   const parameters = toJsonSchema(def.parameters);
   const shape = describeJsonSchema(parameters);
+  const validate = (args: unknown): { data: z.output<S> } | { error: ToolResult } => {
+    const parsed = parseArguments(def.name, args, shape);
+    if ("error" in parsed) return { error: { text: parsed.error, isError: true } };
+    const checked = repairArguments(def.parameters, parsed.value);
+    if (!checked.success) return { error: { text: formatInvalidArguments(def.name, checked.issues, shape), isError: true } };
+    return { data: checked.data as z.output<S> };
+  };
   return {
     name: def.name,
     description: def.description,
@@ -75,15 +87,15 @@ export function defineTool<S extends ZodType>(def: ToolDefinition<S>): Tool {
     ...(def.requiresApproval ? { requiresApproval: true } : {}),
     ...(def.interactive ? { interactive: true } : {}),
     ...(def.explainsEdits ? { explainsEdits: true } : {}),
+    check(args) {
+      const checked = validate(args);
+      return "error" in checked ? checked.error : null;
+    },
     async invoke(args, ctx = {}) {
-      const parsed = parseArguments(def.name, args, shape);
-      if ("error" in parsed) return { text: parsed.error, isError: true };
-      const checked = repairArguments(def.parameters, parsed.value);
-      if (!checked.success) {
-        return { text: formatInvalidArguments(def.name, checked.issues, shape), isError: true };
-      }
+      const checked = validate(args);
+      if ("error" in checked) return checked.error;
       try {
-        return toToolResult(await def.execute(checked.data as z.output<S>, ctx));
+        return toToolResult(await def.execute(checked.data, ctx));
       } catch (error) {
         if (error instanceof ToolError) return { text: error.message, isError: true };
         const message = error instanceof Error ? error.message : String(error);

@@ -59,6 +59,8 @@ export async function mcpTools(server: McpServerSpec): Promise<McpTools> {
   const tools = listed.map((tool) => wrapTool(client, tool, label, connection));
   let closing: Promise<void> | undefined;
   return {
+    // An MCP server's tools act on the world: permission policies judge them as read-only or write tools.
+    planningTools: false,
     name: `mcp:${client.getServerVersion()?.name ?? describeSpec(server)}`,
     tools: () => [...tools],
     close() {
