@@ -23,6 +23,16 @@ export type PostgresTaskStoreOptions = {
   connectionString?: string;
 };
 
+export type TaskBoardSubscription = {
+  /**
+   * Told when the subscription stops working or a change cannot be delivered: the listening
+   * connection broke (it is released and no further changes arrive; subscribe again), a
+   * notification was not valid JSON, or `listener` threw. Without it such errors are dropped, so a
+   * listener's bug never takes the process down.
+   */
+  onError?: (error: Error) => void;
+};
+
 const BOARD_ID = /^[A-Za-z0-9_.:-]{1,48}$/;
 // Deadlock and serialization failures roll the whole change back, so it is safe to run it again.
 const RETRYABLE = new Set(["40P01", "40001"]);
@@ -90,6 +100,7 @@ export class PostgresTaskStore implements TaskStore {
   readonly #pool: pg.Pool;
   readonly #ownsPool: boolean;
   #ready: Promise<void> | undefined;
+  #closing: Promise<void> | undefined;
 
   constructor(opts: PostgresTaskStoreOptions) {
     if (!BOARD_ID.test(opts.boardId)) {
@@ -99,6 +110,9 @@ export class PostgresTaskStore implements TaskStore {
     this.channel = `stepwise_tasks:${opts.boardId}`;
     this.#pool = opts.pool ?? new pg.Pool(opts.connectionString ? { connectionString: opts.connectionString } : {});
     this.#ownsPool = !opts.pool;
+    // pg emits 'error' when an idle connection drops (a server restart, say), and an unheard 'error'
+    // ends the process. The pool has already discarded that connection; the next query opens another.
+    if (this.#ownsPool) this.#pool.on("error", () => undefined);
   }
 
   async list(): Promise<Task[]> {
@@ -194,23 +208,59 @@ export class PostgresTaskStore implements TaskStore {
 
   /**
    * Calls `listener` with every change to this board made by any process, as PostgreSQL delivers
-   * them (after commit). Holds one connection until the returned function is called.
+   * them (after commit). Holds one connection until the returned function is called (or until that
+   * connection breaks, which `onError` hears of).
    */
-  async subscribe(listener: (change: TaskBoardChange) => void): Promise<() => Promise<void>> {
+  async subscribe(listener: (change: TaskBoardChange) => void, opts: TaskBoardSubscription = {}): Promise<() => Promise<void>> {
     await this.#init();
     const client = await this.#pool.connect();
+    const report = (error: unknown) => opts.onError?.(toError(error));
+    let released = false;
+    const detach = () => {
+      client.off("notification", onNotification);
+      client.off("error", onConnectionError);
+    };
+    // Runs inside pg's own event dispatch: nothing may escape from here.
     const onNotification = (message: pg.Notification) => {
       if (message.channel !== this.channel || !message.payload) return;
-      listener(JSON.parse(message.payload) as TaskBoardChange);
+      try {
+        listener(JSON.parse(message.payload) as TaskBoardChange);
+      } catch (error) {
+        report(error);
+      }
     };
+    const onConnectionError = (error: Error) => {
+      if (released) return;
+      released = true;
+      detach();
+      // Passing the error destroys the connection instead of returning it to the pool.
+      client.release(error);
+      report(new Error(`The subscription to board "${this.boardId}" ended because its connection broke: ${error.message}`, { cause: error }));
+    };
+    client.on("error", onConnectionError);
     client.on("notification", onNotification);
-    await client.query(`LISTEN ${client.escapeIdentifier(this.channel)}`);
+    try {
+      await client.query(`LISTEN ${client.escapeIdentifier(this.channel)}`);
+    } catch (error) {
+      if (!released) {
+        released = true;
+        detach();
+        client.release(toError(error));
+      }
+      throw error;
+    }
     return async () => {
+      if (released) return;
+      released = true;
       client.off("notification", onNotification);
       try {
         await client.query(`UNLISTEN ${client.escapeIdentifier(this.channel)}`);
-      } finally {
         client.release();
+      } catch (error) {
+        client.release(toError(error));
+        throw error;
+      } finally {
+        client.off("error", onConnectionError);
       }
     };
   }
@@ -222,8 +272,10 @@ export class PostgresTaskStore implements TaskStore {
     this.#ready = undefined;
   }
 
-  async close(): Promise<void> {
-    if (this.#ownsPool) await this.#pool.end();
+  /** Ends the store's own pool (a shared pool stays open); a second call is harmless. */
+  close(): Promise<void> {
+    this.#closing ??= this.#ownsPool ? this.#pool.end() : Promise.resolve();
+    return this.#closing;
   }
 
   #init(): Promise<void> {
@@ -330,6 +382,10 @@ export class PostgresTaskStore implements TaskStore {
     const change: TaskBoardChange = { boardId: this.boardId, action, taskIds: sortIds(taskIds) };
     await client.query("SELECT pg_notify($1, $2)", [this.channel, JSON.stringify(change)]);
   }
+}
+
+function toError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
 }
 
 /** Runs `step` again when PostgreSQL rolled it back for a deadlock or serialization failure (a safety net: the lock order avoids both). */
