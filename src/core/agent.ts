@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { ABORTED, linkSignals, raceAbort } from "./abort.js";
 import type { ApprovalDecision, ApprovalDecisions, PendingCall, PendingTurn } from "./approval.js";
-import { EventHub, type AgentEvent, type AgentEventInit, type AgentEventListener } from "./events.js";
+import { EventHub, stampEvent, type AgentEvent, type AgentEventInit, type AgentEventListener } from "./events.js";
 import { cloneMessages, type AssistantMessage, type Message, type ToolCall, type ToolMessage } from "./messages.js";
 import { addUsage, type ChatModel, type Usage } from "./model.js";
 import { decidePermission, type PermissionPolicy } from "./permissions.js";
@@ -252,7 +252,7 @@ export class Agent {
   }
 
   #emit(event: AgentEventInit): void {
-    this.#events.emit({ ...event, agent: this.name, time: Date.now() } as AgentEvent);
+    this.#events.emit(stampEvent(event, this.name));
   }
 
   async #exclusive(body: () => Promise<RunResult>): Promise<RunResult> {

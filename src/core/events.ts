@@ -36,6 +36,11 @@ export type AgentEventInit = {
 
 export type AgentEventListener = (event: AgentEvent) => void;
 
+/** Stamps an event with the name of the agent (or workflow) it comes from and the time. */
+export function stampEvent(event: AgentEventInit, agent: string): AgentEvent {
+  return { ...event, agent, time: Date.now() } as AgentEvent;
+}
+
 /** A tiny fan-out of events to listeners; a throwing listener never breaks the run. */
 export class EventHub {
   readonly #listeners = new Set<AgentEventListener>();
