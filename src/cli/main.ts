@@ -104,13 +104,18 @@ program
   .command("ui")
   .description("Serve the plan viewer: runs, their live plans and approvals, in the browser.")
   .option("-p, --port <n>", "port to listen on (0 picks a free one)", (value) => Number(value), 4780)
-  .option("--host <host>", "address to listen on", "127.0.0.1")
-  .action(async (opts: { port: number; host: string }) => {
+  .option("--host <host>", "address to listen on; anything but loopback needs --token", "127.0.0.1")
+  .option("--token <token>", "token the browser must bring once as ?token=… (or STEPWISE_UI_TOKEN)")
+  .action(async (opts: { port: number; host: string; token?: string }) => {
     if (!Number.isInteger(opts.port) || opts.port < 0 || opts.port > 65535) throw new CliError("--port expects a port number from 0 to 65535");
-    const viewer = await startViewer({ database: defaultDatabasePath(), host: opts.host, port: opts.port }).catch((error: unknown) => {
-      throw new CliError(`cannot serve the viewer on ${opts.host}:${opts.port}: ${error instanceof Error ? error.message : String(error)}`, 1);
-    });
-    process.stdout.write(`Stepwise plan viewer: ${viewer.url}  (Ctrl-C to stop)\n`);
+    const token = opts.token ?? process.env["STEPWISE_UI_TOKEN"];
+    const viewer = await startViewer({ database: defaultDatabasePath(), host: opts.host, port: opts.port, ...(token ? { token } : {}) }).catch(
+      (error: unknown) => {
+        throw new CliError(`cannot serve the viewer on ${opts.host}:${opts.port}: ${error instanceof Error ? error.message : String(error)}`, 1);
+      },
+    );
+    const howToOpen = token ? "open it once with ?token=<your token>; " : "";
+    process.stdout.write(`Stepwise plan viewer: ${viewer.url}  (${howToOpen}Ctrl-C to stop)\n`);
     await new Promise<void>((resolve) => {
       const stop = () => {
         process.off("SIGINT", stop);

@@ -33,4 +33,31 @@ describe("stepwise ui (built CLI as a child process)", () => {
     expect(result.status).toBe(2);
     expect(result.stderr.trim().split("\n")).toEqual(["stepwise: --port expects a port number from 0 to 65535"]);
   });
+
+  it("refuses to serve beyond loopback without a token, in one line", () => {
+    const home = mkdtempSync(join(tmpdir(), "stepwise-ui-"));
+    const result = spawnSync(process.execPath, [MAIN, "ui", "--host", "0.0.0.0", "--port", "0"], {
+      encoding: "utf8",
+      env: { PATH: process.env["PATH"] ?? "", STEPWISE_HOME: home },
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr.trim().split("\n")).toHaveLength(1);
+    expect(result.stderr).toMatch(/^stepwise: cannot serve the viewer on 0\.0\.0\.0:0: refusing to serve the viewer on 0\.0\.0\.0 without a token/);
+    expect(result.stdout).toBe("");
+  });
+
+  it("serves beyond loopback with STEPWISE_UI_TOKEN, and only to requests that bring it", async () => {
+    const home = mkdtempSync(join(tmpdir(), "stepwise-ui-"));
+    const child = spawn(process.execPath, [MAIN, "ui", "--host", "0.0.0.0", "--port", "0"], {
+      env: { PATH: process.env["PATH"] ?? "", STEPWISE_HOME: home, STEPWISE_UI_TOKEN: "s3cret" },
+    });
+    let out = "";
+    child.stdout.setEncoding("utf8").on("data", (text: string) => (out += text));
+    await expect.poll(() => out, { timeout: 15_000 }).toMatch(/plan viewer: http:\/\/0\.0\.0\.0:\d+\/  \(open it once with \?token=/);
+    const url = /http:\/\/0\.0\.0\.0:(\d+)\//.exec(out)![0].replace("0.0.0.0", "127.0.0.1");
+    expect((await fetch(new URL("/runs", url))).status).toBe(401);
+    expect((await fetch(new URL("/runs?token=s3cret", url))).status).toBe(200);
+    child.kill("SIGINT");
+    expect((await once(child, "exit"))[0]).toBe(0);
+  });
 });

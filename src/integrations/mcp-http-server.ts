@@ -1,9 +1,10 @@
-import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { Tool } from "../core/tool.js";
+import { bearerToken, isLoopback, loopbackHostCheck, tokenCheck } from "./http-access.js";
 import { createMcpServer, type McpServerOptions } from "./mcp-server.js";
 
 export interface McpSessionInfo {
@@ -46,9 +47,10 @@ export async function startMcpHttpServer(opts: McpHttpServerOptions): Promise<Mc
         "Pass a bearer token, or bind to 127.0.0.1.",
     );
   }
-  const checkToken = opts.token ? bearerCheck(opts.token) : () => true;
+  const tokenMatches = opts.token ? tokenCheck(opts.token) : () => true;
   const sessions = new Map<string, Session>();
-  let allowedHosts: string[] | undefined;
+  // Set once the port is known; beyond loopback the token is the guard.
+  let hostAllowed: (hostHeader: string | undefined) => boolean = () => true;
 
   const toolsFor = (session: McpSessionInfo) => ("tools" in opts ? opts.tools : opts.toolsFactory(session));
 
@@ -58,8 +60,6 @@ export async function startMcpHttpServer(opts: McpHttpServerOptions): Promise<Mc
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => sessionId,
       onsessioninitialized: (id) => void sessions.set(id, session),
-      // A browser page on another site could reach a loopback server by rebinding its DNS name.
-      ...(allowedHosts ? { enableDnsRebindingProtection: true, allowedHosts } : {}),
     });
     transport.onclose = () => void sessions.delete(sessionId);
     const session: Session = { transport, server };
@@ -68,7 +68,8 @@ export async function startMcpHttpServer(opts: McpHttpServerOptions): Promise<Mc
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (!checkToken(req.headers.authorization)) {
+    if (!hostAllowed(req.headers.host)) return replyError(res, 403, "Forbidden: this server only answers to its own loopback address.");
+    if (!tokenMatches(bearerToken(req.headers.authorization))) {
       res.setHeader("WWW-Authenticate", 'Bearer realm="stepwise"');
       return replyError(res, 401, "Unauthorized: send the server's token as 'Authorization: Bearer <token>'.");
     }
@@ -103,7 +104,7 @@ export async function startMcpHttpServer(opts: McpHttpServerOptions): Promise<Mc
     });
   });
   const { port } = httpServer.address() as AddressInfo;
-  if (loopback) allowedHosts = [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
+  if (loopback) hostAllowed = loopbackHostCheck(port);
 
   return {
     url: `http://${host.includes(":") ? `[${host}]` : host}:${port}${ENDPOINT}`,
@@ -115,20 +116,6 @@ export async function startMcpHttpServer(opts: McpHttpServerOptions): Promise<Mc
         httpServer.closeAllConnections();
       });
     },
-  };
-}
-
-function isLoopback(host: string): boolean {
-  return host === "localhost" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host);
-}
-
-/** Compares digests so neither the token's length nor its prefix leaks through timing. */
-function bearerCheck(token: string): (header: string | undefined) => boolean {
-  const expected = createHash("sha256").update(token).digest();
-  return (header) => {
-    const match = /^Bearer (.+)$/i.exec(header ?? "");
-    if (!match?.[1]) return false;
-    return timingSafeEqual(createHash("sha256").update(match[1]).digest(), expected);
   };
 }
 

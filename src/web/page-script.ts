@@ -305,6 +305,8 @@ async function refreshRuns() {
   }
 }
 
+// The token came in the address once and now lives in a cookie: keep it out of history and screenshots.
+if (new URLSearchParams(location.search).has("token")) history.replaceState(null, "", location.pathname + location.hash);
 refreshRuns();
 setInterval(refreshRuns, 1500);
 `;

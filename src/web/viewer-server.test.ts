@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
@@ -210,5 +211,68 @@ describe("the event stream", () => {
     expect(afterHeader.map((e) => e.id)).toEqual(["4"]);
     const afterQuery = await readEvents("/runs/again/events?after=2", (seen) => seen.length >= 2);
     expect(afterQuery.map((e) => e.id)).toEqual(["3", "4"]);
+  });
+});
+
+/** A request with headers fetch will not let us forge (Host). */
+function rawRequest(url: string, method: string, headers: Record<string, string>, body?: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method, headers }, (res) => {
+      let text = "";
+      res.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+describe("who may use the viewer", () => {
+  it("refuses reads and decisions whose Host header names another site (DNS rebinding)", async () => {
+    const id = await run("notebook", "plan");
+    const callId = (await get(`/runs/${id}`)).body.pending[0].id as string;
+    const rebound = { host: `evil.example:${new URL(viewer.url).port}` };
+    const read = await rawRequest(new URL(`/runs/${id}`, viewer.url).href, "GET", rebound);
+    expect(read.status).toBe(403);
+    expect(read.body).not.toContain(callId);
+    const body = JSON.stringify({ decisions: { [callId]: { action: "approve" } } });
+    const decide = await rawRequest(new URL(`/runs/${id}/decisions`, viewer.url).href, "POST", {
+      ...rebound,
+      origin: "http://evil.example",
+      "content-type": "application/json",
+    }, body);
+    expect(decide.status).toBe(403);
+    expect((await get(`/runs/${id}`)).body.run.status).toBe("awaiting-approval");
+    // Its own loopback names still work.
+    const port = new URL(viewer.url).port;
+    expect((await rawRequest(new URL("/runs", viewer.url).href, "GET", { host: `localhost:${port}` })).status).toBe(200);
+  });
+
+  it("refuses to listen beyond loopback without a token", async () => {
+    await expect(startViewer({ database, host: "0.0.0.0", port: 0 })).rejects.toThrow(/^refusing to serve the viewer on 0\.0\.0\.0 without a token/);
+  });
+
+  it("with a token, answers 401 without it and lets the page in with ?token= through an HttpOnly same-site cookie", async () => {
+    const guarded = await startViewer({ database, host: "0.0.0.0", port: 0, token: "s3cret" });
+    try {
+      const base = guarded.url.replace("0.0.0.0", "127.0.0.1");
+      for (const path of ["/", "/runs", "/assets/viewer.js"]) expect((await fetch(new URL(path, base))).status).toBe(401);
+      expect((await fetch(new URL("/runs?token=wrong", base))).status).toBe(401);
+      expect((await fetch(new URL("/runs", base), { headers: { cookie: "stepwise_ui_token=wrong" } })).status).toBe(401);
+
+      const page = await fetch(new URL("/?token=s3cret", base));
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain("Stepwise plan viewer");
+      const cookie = page.headers.get("set-cookie") ?? "";
+      expect(cookie).toMatch(/^stepwise_ui_token=s3cret; /);
+      expect(cookie).toContain("HttpOnly");
+      expect(cookie).toContain("SameSite=Strict");
+      const withCookie = await fetch(new URL("/runs", base), { headers: { cookie: cookie.split(";")[0]! } });
+      expect(withCookie.status).toBe(200);
+      expect(await withCookie.json()).toEqual([]);
+      expect((await fetch(new URL("/runs", base), { headers: { authorization: "Bearer s3cret" } })).status).toBe(200);
+    } finally {
+      await guarded.close();
+    }
   });
 });

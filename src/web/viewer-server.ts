@@ -9,11 +9,15 @@ import { PAGE_CSS } from "./page-style.js";
 import { runDetails } from "./run-details.js";
 import { streamRunEvents } from "./run-event-stream.js";
 import { decisionsBodySchema, RunResumer, toDecisions } from "./run-resumer.js";
+import { viewerAccess } from "./viewer-access.js";
 
 export type ViewerOptions = {
   /** The SQLite file the CLI logs runs to. */
   database: string;
+  /** Where to listen (default 127.0.0.1). Any other address needs a `token`. */
   host?: string;
+  /** When set, every request must bring it (`?token=` once in the browser, then a cookie; or a bearer header). */
+  token?: string;
   /** 0 picks a free port. */
   port?: number;
   /** How often the event stream looks for new events in the file (ms). */
@@ -45,6 +49,7 @@ class HttpProblem extends Error {
  * when the user decides on the page.
  */
 export async function startViewer(opts: ViewerOptions): Promise<Viewer> {
+  const access = viewerAccess(opts.host ?? "127.0.0.1", opts.token);
   const db = openSqliteDatabase(opts.database);
   const log = new SqliteRunLog(db);
   const resumer = new RunResumer(opts.database);
@@ -100,6 +105,8 @@ export async function startViewer(opts: ViewerOptions): Promise<Viewer> {
   };
 
   const server = createServer((req, res) => {
+    const refusal = access.refusal(req, res);
+    if (refusal) return sendJson(res, refusal.status, { error: refusal.message });
     const path = new URL(req.url ?? "/", "http://viewer").pathname;
     Promise.resolve()
       .then(() => routes(req, res, path))

@@ -120,4 +120,18 @@ describe("the plan viewer in Chromium", () => {
     expect(log.getRun(runId)?.status).toBe("finished");
     log.close();
   });
+
+  it("works behind a token: opened once with ?token=, the page reads runs, follows events and approves through its cookie", async () => {
+    await viewer.close();
+    viewer = await startViewer({ database, host: "0.0.0.0", token: "s3cret", pollMs: 50 });
+    const base = viewer.url.replace("0.0.0.0", "127.0.0.1");
+    expect(await startRun("notebook", "scripted:demo", "plan")).toBe(3);
+    const runId = await waitForRunId();
+    await page.goto(`${base}?token=s3cret#run=${runId}`);
+
+    await page.locator("#pending").getByRole("button", { name: "Approve" }).click();
+    await page.locator('#run-header [data-run-status="finished"]').waitFor();
+    await page.locator("#answer", { hasText: "wrote report.md" }).waitFor();
+    expect(page.url()).toBe(`${base}#run=${runId}`);
+  });
 });
