@@ -160,10 +160,8 @@ export class PlanNotebook implements Plugin {
     }
     if (plan.id === this.#current?.id || this.storage.get(plan.id) !== null) plan.id = randomUUID();
     for (const subtask of plan.subtasks) subtask.id = newSubTaskId();
-    const previous = this.#archiveCurrent(`Replaced by the plan '${plan.name}'.`);
-    this.#current = plan;
-    this.#justFinished = null;
-    await this.#commit(...previous, [plan, "created"]);
+    const previous = this.#archivedCurrent(`Replaced by the plan '${plan.name}'.`);
+    await this.#commit({ current: plan, justFinished: null }, ...previous, [plan, "created"]);
     return plan;
   }
 
@@ -183,8 +181,10 @@ export class PlanNotebook implements Plugin {
     if (!SETTABLE_SUBTASK_STATES.includes(state)) {
       throw new ToolError(`Unknown state '${String(state)}': use 'todo', 'in_progress' or 'abandoned'.`);
     }
-    const plan = this.#requirePlan();
-    const at = this.#checkIndex(plan, index);
+    const current = this.#requirePlan();
+    const at = this.#checkIndex(current, index);
+    if (current.subtasks[at]!.state === state) return current;
+    const plan = current.clone();
     const subtask = plan.subtasks[at]!;
     if (subtask.state === "done") {
       throw new ToolError(
@@ -192,18 +192,17 @@ export class PlanNotebook implements Plugin {
           "with 'revise_current_plan' (action='add').",
       );
     }
-    if (subtask.state === state) return plan;
     if (state === "in_progress") this.#checkCanStart(plan, at, "start");
     subtask.state = state;
     subtask.finishedAt = state === "abandoned" ? this.#now() : null;
     if (state === "in_progress" && plan.state === "todo") plan.state = "in_progress";
-    await this.#commit([plan, "subtask-updated"]);
+    await this.#commit({ current: plan }, [plan, "subtask-updated"]);
     return plan;
   }
 
   /** Marks the subtask done with its outcome and starts the next todo subtask, if any. */
   async finishSubtask(index: number, outcome: string): Promise<Plan> {
-    const plan = this.#requirePlan();
+    const plan = this.#requirePlan().clone();
     const at = this.#checkIndex(plan, index);
     const subtask = plan.subtasks[at]!;
     if (subtask.state === "done") {
@@ -222,7 +221,7 @@ export class PlanNotebook implements Plugin {
     const next = plan.subtasks.findIndex((s, i) => i > at && s.state === "todo");
     if (next >= 0) plan.subtasks[next]!.state = "in_progress";
     if (plan.state === "todo") plan.state = "in_progress";
-    await this.#commit([plan, "subtask-finished"]);
+    await this.#commit({ current: plan }, [plan, "subtask-finished"]);
     return plan;
   }
 
@@ -231,7 +230,7 @@ export class PlanNotebook implements Plugin {
    * (keeping its state and outcome), or deletes it.
    */
   async reviseCurrentPlan(index: number, action: "add" | "revise" | "delete", subtask?: SubTaskRevision): Promise<Plan> {
-    const plan = this.#requirePlan();
+    const plan = this.#requirePlan().clone();
     if (action === "add") {
       const at = this.#checkIndex(plan, index, { allowEnd: true });
       const missing = (["name", "description", "expectedOutcome"] as const).filter((key) => subtask?.[key] === undefined);
@@ -261,13 +260,13 @@ export class PlanNotebook implements Plugin {
       }
       plan.subtasks.splice(at, 1);
     }
-    await this.#commit([plan, "revised"]);
+    await this.#commit({ current: plan }, [plan, "revised"]);
     return plan;
   }
 
   /** Finishes the current plan as done or abandoned and archives it; returns the finished plan. */
   async finishPlan(state: "done" | "abandoned", outcome: string): Promise<Plan> {
-    const plan = this.#requirePlan();
+    const plan = this.#requirePlan().clone();
     if (state === "done") {
       const open = plan.subtasks.flatMap((s, i) => (s.state === "todo" || s.state === "in_progress" ? [`${i} '${s.name}'`] : []));
       if (open.length > 0) {
@@ -280,9 +279,7 @@ export class PlanNotebook implements Plugin {
     plan.state = state;
     plan.outcome = outcome;
     plan.finishedAt = this.#now();
-    this.#current = null;
-    this.#justFinished = plan;
-    await this.#commit([plan, "finished"]);
+    await this.#commit({ current: null, justFinished: plan }, [plan, "finished"]);
     return plan;
   }
 
@@ -296,14 +293,12 @@ export class PlanNotebook implements Plugin {
       throw new ToolError(`No archived plan has the id '${planId}'. Call 'view_historical_plans' to list them with their ids.`);
     }
     const plan = Plan.fromJSON(data);
-    const previous = this.#archiveCurrent(`Set aside when the plan '${plan.name}' was recovered.`);
+    const previous = this.#archivedCurrent(`Set aside when the plan '${plan.name}' was recovered.`);
     // Reopened: it is being worked on again, so it is no longer finished.
     plan.state = plan.subtasks.every((s) => s.state === "todo") ? "todo" : "in_progress";
     plan.outcome = null;
     plan.finishedAt = null;
-    this.#current = plan;
-    this.#justFinished = null;
-    await this.#commit(...previous, [plan, "recovered"]);
+    await this.#commit({ current: plan, justFinished: null }, ...previous, [plan, "recovered"]);
     return plan;
   }
 
@@ -353,10 +348,30 @@ export class PlanNotebook implements Plugin {
     return data && (data.state === "todo" || data.state === "in_progress") ? Plan.fromJSON(data) : null;
   }
 
-  /** Stores plans together with which one is current, atomically when the storage can. */
+  /**
+   * Stores plans together with which one is current: atomically when the storage can; otherwise
+   * plan by plan, putting back the plans already written when one fails.
+   */
   #store(plans: PlanData[], currentId: string | null): void {
-    if (this.storage.commit) this.storage.commit(plans, currentId);
-    else for (const plan of plans) this.storage.add(plan);
+    if (this.storage.commit) return this.storage.commit(plans, currentId);
+    const written: { plan: PlanData; before: PlanData | null }[] = [];
+    try {
+      for (const plan of plans) {
+        const before = this.storage.get(plan.id);
+        this.storage.add(plan);
+        written.push({ plan, before });
+      }
+    } catch (error) {
+      for (const { plan, before } of written.reverse()) {
+        try {
+          if (before) this.storage.add(before);
+          else this.storage.delete(plan.id);
+        } catch {
+          // The storage is failing; the error below is what the caller needs to hear.
+        }
+      }
+      throw error;
+    }
   }
 
   #now(): string {
@@ -398,28 +413,41 @@ export class PlanNotebook implements Plugin {
     }
   }
 
-  /** Archives the current plan (as abandoned when unfinished); returns it as a change to commit. */
-  #archiveCurrent(reason: string): [Plan, PlanChange][] {
-    const plan = this.#current;
-    if (plan === null) return [];
+  /** A copy of the current plan archived (as abandoned when unfinished), as a change to commit; none without a plan. */
+  #archivedCurrent(reason: string): [Plan, PlanChange][] {
+    if (this.#current === null) return [];
+    const plan = this.#current.clone();
     plan.state = "abandoned";
     plan.outcome ??= reason;
     plan.finishedAt = this.#now();
-    this.#current = null;
     return [[plan, "archived"]];
   }
 
   /**
-   * Stores each changed plan before anything else can happen, then tells listeners and hooks. Units
-   * of work are announced here, inside the tool call that made the change, so they land in its turn.
+   * Makes a change real: stores the changed plans (copies: the notebook's plans are untouched until
+   * then), and only once the storage took them makes `next` the notebook's state and tells listeners
+   * and hooks. A failed write thus leaves notebook and storage as they were. Units of work are
+   * announced here, inside the tool call that made the change, so they land in its turn.
    */
-  async #commit(...changes: [Plan, PlanChange][]): Promise<void> {
-    this.#store(
-      changes.map(([plan]) => plan.toJSON()),
-      this.#current?.id ?? null,
-    );
+  async #commit(next: { current: Plan | null; justFinished?: Plan | null }, ...changes: [Plan, PlanChange][]): Promise<void> {
+    try {
+      this.#store(
+        changes.map(([plan]) => plan.toJSON()),
+        next.current?.id ?? null,
+      );
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new ToolError(
+        `The change was not saved, so the plan is as it was before this call: storing it failed (${reason}). ` +
+          "Try the call again; if it keeps failing, tell the user the plan cannot be saved.",
+        { cause: error },
+      );
+    }
+    this.#current = next.current;
+    if (next.justFinished !== undefined) this.#justFinished = next.justFinished;
     for (const [plan, change] of changes) this.#hosts.emit({ type: "plan-updated", change, plan: plan.clone() });
-    for (const event of this.#units.reconcile(this.#current)) this.#hosts.emit(event);
+    const closed = changes.flatMap(([plan]) => (plan === next.current ? [] : [plan]));
+    for (const event of this.#units.reconcile(this.#current, closed)) this.#hosts.emit(event);
     for (const [plan, change] of changes) {
       for (const hook of [...this.#hooks.values()]) {
         try {

@@ -14,14 +14,17 @@ type Announced = { unit: WorkUnit; subtask: SubTask; plan: Plan };
 export class SubtaskUnits {
   #live = new Map<string, Announced>();
 
-  /** The events for one committed change, finishes before starts: a turn that hands over belongs to the new unit. */
-  reconcile(current: Plan | null): AgentEventInit[] {
+  /**
+   * The events for one committed change, finishes before starts: a turn that hands over belongs to
+   * the new unit. `closed` holds the plans the change finished or archived, as they now are.
+   */
+  reconcile(current: Plan | null, closed: readonly Plan[] = []): AgentEventInit[] {
     const events: AgentEventInit[] = [];
     for (const [id, announced] of this.#live) {
       const now = current?.subtasks.find((subtask) => subtask.id === id);
       if (now?.state === "in_progress") continue;
       this.#live.delete(id);
-      events.push({ type: "unit-end", unit: { ...announced.unit }, outcome: stoppedOutcome(announced, now, current) });
+      events.push({ type: "unit-end", unit: { ...announced.unit }, outcome: stoppedOutcome(announced, now, current, closed) });
     }
     for (const subtask of current?.subtasks ?? []) {
       if (subtask.state !== "in_progress" || this.#live.has(subtask.id)) continue;
@@ -43,10 +46,11 @@ export class SubtaskUnits {
   }
 }
 
-function stoppedOutcome(announced: Announced, now: SubTask | undefined, current: Plan | null): string {
+function stoppedOutcome(announced: Announced, now: SubTask | undefined, current: Plan | null, closed: readonly Plan[]): string {
   if (now?.state === "done") return now.outcome ?? "";
   if (now?.state === "abandoned") return "Abandoned before it was finished.";
   if (now?.state === "todo") return "Set back to todo before it was finished.";
-  if (announced.plan === current) return "Deleted from the plan before it was finished.";
-  return `Left unfinished: its plan '${announced.plan.name}' was closed as ${announced.plan.state}.`;
+  if (announced.plan.id === current?.id) return "Deleted from the plan before it was finished.";
+  const plan = closed.find((p) => p.id === announced.plan.id) ?? announced.plan;
+  return `Left unfinished: its plan '${plan.name}' was closed as ${plan.state}.`;
 }
