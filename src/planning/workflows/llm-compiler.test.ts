@@ -138,6 +138,44 @@ describe("LLMCompiler", () => {
     expect(answer).toBe("The answer is <x>.");
   });
 
+  it("stops the tasks it started, and waits for them, before rejecting when the planner fails mid-stream", async () => {
+    const log: string[] = [];
+    let writing!: () => void;
+    const writeStarted = new Promise<void>((resolve) => (writing = resolve));
+    const writeTool = defineTool({
+      name: "write",
+      description: "Write a file.",
+      parameters: z.object({ path: z.string() }),
+      execute: async ({ path }, ctx) => {
+        log.push(`writing ${path}`);
+        writing();
+        // Stands for a long write that gives up when told to stop (or after a while, so a test without the fix ends).
+        await new Promise<void>((resolve) => {
+          ctx.signal?.addEventListener("abort", () => resolve(), { once: true });
+          setTimeout(resolve, 2_000);
+        });
+        log.push(ctx.signal?.aborted ? `stopped ${path}` : `wrote ${path}`);
+        return "ok";
+      },
+    });
+    const calls: string[] = [];
+    const failing: ChatModel = {
+      id: "failing",
+      generate: () => Promise.reject(new Error("use stream")),
+      async *stream(): AsyncIterable<ModelStreamPart> {
+        yield { type: "text-delta", text: line({ id: 1, tool: "write", args: { path: "a.txt" } }) };
+        yield { type: "text-delta", text: line({ id: 2, tool: "lookup", args: { query: "after $1" } }) };
+        await writeStarted;
+        throw new Error("connection reset");
+      },
+    };
+    const compiler = new LLMCompiler({ model: failing, joinerModel: scriptedModel([]), tools: [writeTool, lookupTool(calls)] });
+
+    await expect(compiler.run("write it")).rejects.toThrow("connection reset");
+    expect(log).toEqual(["writing a.txt", "stopped a.txt"]);
+    expect(calls).toEqual([]);
+  });
+
   it("stops after the last round with what is missing", async () => {
     const planner = scriptedModel([line({ tool: "lookup", args: { query: "x" } })]);
     const joiner = scriptedModel([(req) => {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { linkSignals } from "../../core/abort.js";
 import type { AgentEventListener } from "../../core/events.js";
 import type { Message } from "../../core/messages.js";
 import type { ChatModel } from "../../core/model.js";
@@ -47,6 +48,10 @@ export class LLMCompiler implements Workflow {
   }
 
   async run(task: string, opts: WorkflowRunOptions = {}): Promise<WorkflowResult> {
+    // Tasks get their own signal, so that when planning fails the tasks already running (some may
+    // write) are stopped before run() rejects, instead of outliving it.
+    const stopTasks = new AbortController();
+    const taskSignal = linkSignals(opts.signal, stopTasks.signal) as AbortSignal;
     const { signal } = opts;
     const recorder = new WorkflowRecorder("llm-compiler", task, listenerSink(this.#opts.name ?? "llm-compiler", this.#opts.onEvent));
     const maxRounds = this.#opts.maxRounds ?? 3;
@@ -61,7 +66,7 @@ export class LLMCompiler implements Workflow {
       const planStarted = performance.now();
       const parser = new CompilerPlanParser({ tools: this.#toolkit.all, finished });
       const scheduler = new TaskDagScheduler<CompilerTask, ToolResult>(
-        (next, inputs) => this.#runTask(next, inputs, recorder, round, signal),
+        (next, inputs) => this.#runTask(next, inputs, recorder, round, taskSignal),
         this.#opts.maxParallel ? { maxParallel: this.#opts.maxParallel } : {},
       );
       for (const done of finished) scheduler.complete(done.id, results.get(done.id) as ToolResult);
@@ -79,12 +84,18 @@ export class LLMCompiler implements Workflow {
           scheduler.add(repeats === undefined ? event.task : { ...event.task, dependsOn: [repeats] });
         }
       };
-      const reply = await requestReply(this.#opts.model, messages, {
-        tools: this.#toolkit.specs(),
-        onText: (delta) => take(parser.push(delta)),
-        ...(signal ? { signal } : {}),
-      });
-      take(parser.end(reply));
+      try {
+        const reply = await requestReply(this.#opts.model, messages, {
+          tools: this.#toolkit.specs(),
+          onText: (delta) => take(parser.push(delta)),
+          ...(signal ? { signal } : {}),
+        });
+        take(parser.end(reply));
+      } catch (error) {
+        stopTasks.abort(error);
+        await scheduler.idle().catch(() => undefined);
+        throw error;
+      }
       recorder.planned({ steps: accepted.map(toPlannedStep), errors, fallback: accepted.length === 0, durationMs: performance.now() - planStarted });
       await scheduler.idle();
       for (const done of accepted) {
@@ -112,7 +123,7 @@ export class LLMCompiler implements Workflow {
     inputs: ReadonlyMap<number, ToolResult>,
     recorder: WorkflowRecorder,
     round: number,
-    signal: AbortSignal | undefined,
+    signal: AbortSignal,
   ): Promise<ToolResult> {
     const end = recorder.stepStarted(round, toPlannedStep(task));
     const result = await this.#resolve(task, inputs, signal);
@@ -120,13 +131,14 @@ export class LLMCompiler implements Workflow {
     return result;
   }
 
-  async #resolve(task: CompilerTask, inputs: ReadonlyMap<number, ToolResult>, signal: AbortSignal | undefined): Promise<ToolResult> {
+  async #resolve(task: CompilerTask, inputs: ReadonlyMap<number, ToolResult>, signal: AbortSignal): Promise<ToolResult> {
     if (task.repeats !== undefined) return inputs.get(task.repeats) as ToolResult;
+    if (signal.aborted) return { text: "Not run: the workflow was stopped.", isError: true };
     const failed = [...inputs].find(([, input]) => input.isError);
     if (failed) return { text: `Not run: task ${failed[0]}, whose result it needs, failed.`, isError: true };
     const texts = new Map([...inputs].map(([id, input]) => [id, input.text]));
     const tool = this.#toolkit.get(task.tool) as Tool;
-    return tool.invoke(substituteTaskResults(task.args, texts), signal ? { signal } : {});
+    return tool.invoke(substituteTaskResults(task.args, texts), { signal });
   }
 
   /** The joiner's verdict. A reply that is not the JSON asked for is taken as the answer itself. */
