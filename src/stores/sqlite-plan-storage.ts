@@ -86,8 +86,8 @@ export class SqlitePlanStorage implements PlanStorage {
     return this.#delete.run(this.scope, id).changes > 0;
   }
 
-  /** Closes the file if this storage opened it. */
+  /** Closes the file if this storage opened it; a second call is harmless. */
   close(): void {
-    if (this.#ownsDb) this.#db.close();
+    if (this.#ownsDb && this.#db.open) this.#db.close();
   }
 }

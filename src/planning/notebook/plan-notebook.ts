@@ -77,6 +77,7 @@ export class PlanNotebook implements Plugin {
   readonly #tools: Tool[];
   readonly #units = new SubtaskUnits();
   #current: Plan | null = null;
+  #closed = false;
   /** The plan finished since the last model request: the next hint asks for the answer to the user. */
   #justFinished: Plan | null = null;
 
@@ -300,6 +301,13 @@ export class PlanNotebook implements Plugin {
     plan.finishedAt = null;
     await this.#commit({ current: plan, justFinished: null }, ...previous, [plan, "recovered"]);
     return plan;
+  }
+
+  /** Closes the storage, when it has something to close (Agent.close calls this); a second call is harmless. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.storage.close?.();
   }
 
   saveState(): PlanNotebookState {

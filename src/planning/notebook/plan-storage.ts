@@ -25,4 +25,6 @@ export interface PlanStorage {
   commit?(plans: PlanData[], currentId: string | null): void;
   /** The current plan id recorded by the last `commit`: null for none, undefined when never recorded. */
   currentPlanId?(): string | null | undefined;
+  /** Releases what the storage holds open (a file it opened); calling it again is harmless. */
+  close?(): void;
 }

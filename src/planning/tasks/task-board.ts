@@ -37,6 +37,7 @@ export class TaskBoard implements Plugin {
   readonly store: TaskStore;
   readonly agentName: string | undefined;
   readonly #hosts = new PluginHosts();
+  #closing: Promise<void> | undefined;
 
   constructor(opts: TaskBoardOptions = {}) {
     this.store = opts.store ?? new MemoryTaskStore();
@@ -106,6 +107,15 @@ export class TaskBoard implements Plugin {
   /** Empties the board. Ids of removed tasks are still never reused. */
   reset(): Promise<void> {
     return this.import([]);
+  }
+
+  /**
+   * Closes the board's store (Agent.close calls this). The board owns its store: give boards that
+   * must outlive one another stores of their own. A second call (a board given to several agents) is harmless.
+   */
+  close(): Promise<void> {
+    this.#closing ??= this.store.close();
+    return this.#closing;
   }
 
   saveState(): TaskBoardState {

@@ -38,5 +38,6 @@ export interface TaskStore {
   /** Synchronous, plain JSON: what the owning plugin puts in the agent's saved state. */
   saveState(): TaskStoreState;
   loadState(state: TaskStoreState): void;
+  /** Releases what the store holds open; calling it again is harmless. */
   close(): Promise<void>;
 }
