@@ -80,4 +80,19 @@ describe("runWorkerPool", () => {
     expect(report.completed).toBe(3);
     expect((await board.counts()).pending).toBe(7);
   });
+
+  it("runs no task when its signal was aborted before it started", async () => {
+    const board = new TaskBoard();
+    await board.import(Array.from({ length: 3 }, (_, i) => ({ id: String(i + 1), subject: "t" })));
+    const worked: string[] = [];
+    const report = await runWorkerPool({
+      board,
+      workers: 2,
+      signal: AbortSignal.abort(),
+      work: async (task) => void worked.push(task.id),
+    });
+    expect(worked).toEqual([]);
+    expect(report.completed).toBe(0);
+    expect((await board.counts()).pending).toBe(3);
+  });
 });

@@ -1,3 +1,4 @@
+import { linkSignals, sleep } from "../../core/abort.js";
 import type { TaskBoard } from "./task-board.js";
 import type { Task } from "./task.js";
 
@@ -28,30 +29,31 @@ export type WorkerPoolReport = { completed: number; byWorker: Record<string, str
 export async function runWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPoolReport> {
   const names = typeof opts.workers === "number" ? Array.from({ length: opts.workers }, (_, i) => `worker-${i + 1}`) : opts.workers;
   if (names.length === 0 || new Set(names).size !== names.length) throw new Error("runWorkerPool needs at least one worker, each with a distinct name.");
-  const stop = new AbortController();
-  const onAbort = () => stop.abort(opts.signal?.reason);
-  opts.signal?.addEventListener("abort", onAbort, { once: true });
+  // Fires when the caller aborts (already, or later) or a worker's task fails.
+  const failure = new AbortController();
+  const stop = linkSignals(opts.signal, failure.signal) as AbortSignal;
   const byWorker: Record<string, string[]> = Object.fromEntries(names.map((name) => [name, []]));
   const idleWaitMs = opts.idleWaitMs ?? 25;
 
   async function drain(worker: string): Promise<void> {
     let idleChecks = 0;
-    while (!stop.signal.aborted) {
+    while (!stop.aborted) {
       const task = await opts.board.claimNext(worker);
       if (!task) {
         // A claim racing ours may not have committed yet, so one empty look is not enough to stop.
         const running = (await opts.board.counts()).in_progress;
         idleChecks = running === 0 ? idleChecks + 1 : 0;
         if (idleChecks === 2) return;
-        await sleep(idleWaitMs, stop.signal);
+        // A stop cuts the wait short; the loop's condition then ends this worker.
+        await sleep(idleWaitMs, stop).catch(() => undefined);
         continue;
       }
       idleChecks = 0;
       let result: Record<string, unknown> | void;
       try {
-        result = await opts.work(task, { worker, signal: stop.signal });
+        result = await opts.work(task, { worker, signal: stop });
       } catch (error) {
-        stop.abort(error);
+        failure.abort(error);
         await opts.board.update(task.id, { state: "pending", owner: null });
         throw error;
       }
@@ -60,24 +62,8 @@ export async function runWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPool
     }
   }
 
-  try {
-    const outcomes = await Promise.allSettled(names.map(drain));
-    const failure = outcomes.find((outcome) => outcome.status === "rejected");
-    if (failure) throw failure.reason;
-  } finally {
-    opts.signal?.removeEventListener("abort", onAbort);
-  }
+  const outcomes = await Promise.allSettled(names.map(drain));
+  const failed = outcomes.find((outcome) => outcome.status === "rejected");
+  if (failed) throw failed.reason;
   return { completed: Object.values(byWorker).reduce((sum, ids) => sum + ids.length, 0), byWorker };
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-  });
 }
