@@ -143,6 +143,75 @@ describe("MCP server over Streamable HTTP", () => {
     expect(status).toBe(403);
   });
 
+  describe("session lifetime", () => {
+    const headers = { "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
+    const initialize = (url: string) =>
+      fetch(url, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+        }),
+      });
+    const listTools = (url: string, sessionId: string) =>
+      fetch(url, { method: "POST", headers: { ...headers, "Mcp-Session-Id": sessionId }, body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }) });
+    const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+    it("closes a session that had no request open for sessionIdleMs (a client that went away)", async () => {
+      const server = await serve({ tools: noteTools(), sessionIdleMs: 50 });
+      const opened = await initialize(server.url);
+      await opened.body?.cancel();
+      const sessionId = opened.headers.get("mcp-session-id") as string;
+      expect(sessionId).toBeTruthy();
+      await pause(300);
+      const late = await listTools(server.url, sessionId);
+      await late.body?.cancel();
+      expect(late.status).toBe(404);
+    });
+
+    it("keeps the session of a connected client, whose event stream stays open, past sessionIdleMs", async () => {
+      const server = await serve({ tools: noteTools(), sessionIdleMs: 200 });
+      const client = await connect(server.url);
+      await pause(600);
+      expect(textOf(await client.callTool({ name: "list_notes", arguments: {} }))).toBe("No notes.");
+    });
+
+    it("refuses a session beyond maxSessions with 503, and opens one again once a session ends", async () => {
+      const server = await serve({ tools: noteTools(), maxSessions: 2 });
+      const first = await connect(server.url);
+      await connect(server.url);
+      const refused = await initialize(server.url);
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get("retry-after")).toBe("60");
+      expect(JSON.stringify(await refused.json())).toContain("2 sessions are open");
+      await (first.transport as StreamableHTTPClientTransport).terminateSession();
+      const third = await connect(server.url);
+      expect(textOf(await third.callTool({ name: "list_notes", arguments: {} }))).toBe("No notes.");
+    });
+
+    it("gives back the slot of a session that failed to open or was never initialized", async () => {
+      let calls = 0;
+      const server = await serve({
+        maxSessions: 1,
+        toolsFactory: () => {
+          if (++calls === 1) throw new Error("store offline");
+          return noteTools();
+        },
+      });
+      const failed = await initialize(server.url);
+      expect(failed.status).toBe(500);
+      expect(JSON.stringify(await failed.json())).toContain("store offline");
+      const notInitialize = await fetch(server.url, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) });
+      await notInitialize.body?.cancel();
+      expect(notInitialize.status).toBe(400);
+      const client = await connect(server.url);
+      expect(textOf(await client.callTool({ name: "list_notes", arguments: {} }))).toBe("No notes.");
+    });
+  });
+
   it("answers an unknown session with 404 so the client starts over", async () => {
     const server = await serve({ tools: noteTools() });
     const response = await fetch(server.url, {
