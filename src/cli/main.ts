@@ -6,7 +6,7 @@ import { runDemo } from "./demo/demo-command.js";
 import { DEMO_MODEL } from "./model-option.js";
 import { mcpCommand } from "./mcp-command.js";
 import { plansList, plansShow } from "./plans-command.js";
-import { runCommand } from "./run-command.js";
+import { RUN_DEFAULTS, runCommand, type RunCommandOptions } from "./run-command.js";
 import { defaultDatabasePath } from "./stepwise-home.js";
 import { STRATEGIES } from "./strategies.js";
 import { tasksList, tasksShow } from "./tasks-command.js";
@@ -29,23 +29,21 @@ program
   .command("run")
   .description("Run an agent on a task in a workspace, showing its plan live.")
   .argument("[task]", "what the agent should do")
-  .addOption(new Option("-s, --strategy <name>", "planning strategy").choices(STRATEGIES).default("notebook"))
-  .option("-m, --model <spec>", `model: openai:gpt-4o-mini, anthropic:…, dashscope:…, deepseek:…, ollama:…, or ${DEMO_MODEL}`, "openai:gpt-4o-mini")
-  .option("-w, --workspace <dir>", "the folder the agent may read and write", ".")
-  .option("--store <url>", "task board store: sqlite (default) or postgres://…")
+  .addOption(new Option("-s, --strategy <name>", "planning strategy").choices(STRATEGIES).default(RUN_DEFAULTS.strategy))
+  .option("-m, --model <spec>", `model: openai:gpt-4o-mini, anthropic:…, dashscope:…, deepseek:…, ollama:…, or ${DEMO_MODEL}`, RUN_DEFAULTS.model)
+  .option("-w, --workspace <dir>", "the folder the agent may read and write", RUN_DEFAULTS.workspace)
+  .option("--store <url>", "task board store: sqlite (default) or postgres://… (the password is not saved with the run; --resume reads it from PGPASSWORD)")
   .option("--board <id>", "task board id to share between runs (default: the run's id)")
-  .option("--resume", "continue the last run from its saved state", false)
+  .option("--resume", "continue the last run from its saved state, with its settings (options given here override them)", false)
   .option("--max-steps <n>", "most model calls in the run", positiveInteger)
   .option("--context-budget <tokens>", "fold finished plan units out of the context past this size (default 64000)", positiveInteger)
-  .addOption(new Option("--approval <mode>", "which calls wait for your approval").choices(APPROVAL_MODES).default("none"))
-  .action(async (task: string | undefined, opts) => {
+  .addOption(new Option("--approval <mode>", "which calls wait for your approval").choices(APPROVAL_MODES).default(RUN_DEFAULTS.approval))
+  .action(async (task: string | undefined, opts: Omit<RunCommandOptions, "database">, command: Command) => {
+    // A resumed run keeps the settings it was started with: only the options typed here change them.
+    const given = opts.resume ? Object.fromEntries(Object.entries(opts).filter(([name]) => command.getOptionValueSource(name) === "cli")) : opts;
     const prompter = terminalPrompter(process.stdin, process.stdout);
     try {
-      process.exitCode = await runCommand(
-        task,
-        { ...opts, database: defaultDatabasePath() },
-        { stdout: process.stdout, stderr: process.stderr, prompter },
-      );
+      process.exitCode = await runCommand(task, { ...given, database: defaultDatabasePath() }, { stdout: process.stdout, stderr: process.stderr, prompter });
     } finally {
       prompter.close();
     }

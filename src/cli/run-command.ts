@@ -11,9 +11,9 @@ import { CliError } from "./cli-error.js";
 import { modelsFor } from "./model-option.js";
 import { observeSession } from "./run-observer.js";
 import { liveChecklistView, plainLogView, type RunView } from "./run-view.js";
-import { createSession, parseStrategy, type StrategyName } from "./strategies.js";
+import { checkApprovalMode, createSession, parseStrategy, type StrategyName } from "./strategies.js";
 import type { SessionOutcome, StrategySession } from "./strategy-session.js";
-import { checkTaskStore, taskStoreFor } from "./task-store-option.js";
+import { checkTaskStore, taskStoreFor, urlWithoutPassword } from "./task-store-option.js";
 import {
   approvalPolicy,
   approvesPlans,
@@ -24,11 +24,15 @@ import {
   type DecisionPrompter,
 } from "./approval-prompt.js";
 
+/**
+ * `stepwise run`'s options. A new run fills what is missing from `RUN_DEFAULTS`; a resumed one from
+ * the settings it was started with, so give it only what the user typed.
+ */
 export type RunCommandOptions = {
-  strategy: string;
-  model: string;
-  workspace: string;
   database: string;
+  strategy?: string;
+  model?: string;
+  workspace?: string;
   store?: string;
   board?: string;
   resume?: boolean;
@@ -36,6 +40,8 @@ export type RunCommandOptions = {
   approval?: string;
   contextBudget?: number;
 };
+
+export const RUN_DEFAULTS = { strategy: "notebook", model: "openai:gpt-4o-mini", workspace: ".", approval: "none" } as const;
 
 export type RunIO = {
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
@@ -53,10 +59,11 @@ const STATUS_BY_STOP: Record<SessionOutcome["stopReason"], RunStatus> = {
   "awaiting-approval": "awaiting-approval",
 };
 
-/** How a run was started, kept with it so that another process (the viewer) can rebuild its session. */
+/** How a run was started, kept with it so that a resume (here or in the viewer) rebuilds the same session. */
 export type RunSettings = {
   workspace: string;
   approval: ApprovalMode;
+  /** A PostgreSQL URL is kept without its password: a resumed run reads it from PGPASSWORD, as libpq does. */
   store?: string;
   board?: string;
   maxSteps?: number;
@@ -68,25 +75,20 @@ export async function runCommand(task: string | undefined, opts: RunCommandOptio
   const log = new SqliteRunLog(opts.database);
   try {
     const previous = opts.resume ? lastRun(log.listRuns(1)) : undefined;
-    const strategy = parseStrategy(previous?.strategy ?? opts.strategy);
-    const modelSpec = previous?.model ?? opts.model;
-    const approval = parseApprovalMode(opts.approval ?? "none");
+    const strategy = parseStrategy(previous?.strategy ?? opts.strategy ?? RUN_DEFAULTS.strategy);
+    const modelSpec = previous?.model ?? opts.model ?? RUN_DEFAULTS.model;
     const theTask = previous?.task ?? task;
     if (!theTask) throw new CliError('a task is required: stepwise run "<task>" (or --resume to continue the last run)');
-    const settings: RunSettings = {
-      workspace: checkWorkspace(opts.workspace),
-      approval,
-      ...(opts.store !== undefined ? { store: opts.store } : {}),
-      ...(opts.board !== undefined ? { board: opts.board } : {}),
-      ...(opts.maxSteps ? { maxSteps: opts.maxSteps } : {}),
-      ...(opts.contextBudget ? { contextBudget: opts.contextBudget } : {}),
-    };
+    // Runs saved before settings were kept resume with the command line's.
+    const saved = previous ? (log.loadSettings(previous.id) as RunSettings | undefined) : undefined;
+    const settings = runSettings(opts, saved);
+    checkApprovalMode(strategy, settings.approval);
     if (previous) return await continueRun(previous, settings, { log, database: opts.database, io });
     const runId = randomUUID();
     const session = await openSession(strategy, { modelSpec, runId, settings, database: opts.database, prompter: io.prompter });
     try {
       log.createRun({ id: runId, task: theTask, strategy, model: modelSpec });
-      log.saveSettings(runId, settings);
+      log.saveSettings(runId, { ...settings, ...(settings.store ? { store: urlWithoutPassword(settings.store) } : {}) });
       io.stdout.write(`run ${runId} (${strategy}): ${theTask}\n`);
       return await drive(session, { runId, task: theTask, resume: false, log, io });
     } finally {
@@ -95,6 +97,20 @@ export async function runCommand(task: string | undefined, opts: RunCommandOptio
   } finally {
     log.close();
   }
+}
+
+/** The saved settings (or the defaults), with what this command line gives on top. */
+function runSettings(given: RunCommandOptions, saved: RunSettings | undefined): RunSettings {
+  const base: RunSettings = saved ?? { workspace: RUN_DEFAULTS.workspace, approval: RUN_DEFAULTS.approval };
+  return {
+    ...base,
+    workspace: checkWorkspace(given.workspace ?? base.workspace),
+    approval: parseApprovalMode(given.approval ?? base.approval),
+    ...(given.store !== undefined ? { store: given.store } : {}),
+    ...(given.board !== undefined ? { board: given.board } : {}),
+    ...(given.maxSteps ? { maxSteps: given.maxSteps } : {}),
+    ...(given.contextBudget ? { contextBudget: given.contextBudget } : {}),
+  };
 }
 
 /**

@@ -17,6 +17,7 @@ import { Rewoo } from "../planning/workflows/rewoo.js";
 import type { SqliteDatabase } from "../stores/sqlite-database.js";
 import { SqlitePlanStorage } from "../stores/sqlite-plan-storage.js";
 import { AgentSession } from "./agent-session.js";
+import { APPROVAL_MODES, type ApprovalMode } from "./approval-prompt.js";
 import { planChecklist, tasksChecklist, todosChecklist } from "./checklist.js";
 import { CliError } from "./cli-error.js";
 import type { StrategySession } from "./strategy-session.js";
@@ -57,6 +58,34 @@ what you did and where the results are.`;
 export function parseStrategy(name: string): StrategyName {
   if ((STRATEGIES as readonly string[]).includes(name)) return name as StrategyName;
   throw new CliError(`unknown strategy "${name}"; use one of: ${STRATEGIES.join(", ")}`);
+}
+
+/**
+ * The `--approval` modes each strategy honours. Workflows run their steps' tools in sub-agents and
+ * workers that cannot pause for one call, so only the plan can wait for the user (plan-tool,
+ * plan-execute), or nothing can (rewoo, compiler).
+ */
+const APPROVAL_BY_STRATEGY: Record<StrategyName, readonly ApprovalMode[]> = {
+  notebook: APPROVAL_MODES,
+  tasks: APPROVAL_MODES,
+  todos: APPROVAL_MODES,
+  "plan-tool": ["none", "plan"],
+  "plan-execute": ["none", "plan"],
+  rewoo: ["none"],
+  compiler: ["none"],
+};
+
+/** Refuses, before anything runs, an approval mode the strategy would silently ignore. */
+export function checkApprovalMode(strategy: StrategyName, mode: ApprovalMode): void {
+  if (APPROVAL_BY_STRATEGY[strategy].includes(mode)) return;
+  const groups = new Map<string, StrategyName[]>();
+  for (const name of STRATEGIES) {
+    const modes = APPROVAL_BY_STRATEGY[name].join("|");
+    groups.set(modes, [...(groups.get(modes) ?? []), name]);
+  }
+  const supported = [...groups].map(([modes, names]) => `${names.join(", ")}: ${modes}`).join("; ");
+  const reason = mode === "plan" ? "it cannot pause its plan for approval" : "its workers run tools without asking";
+  throw new CliError(`--approval ${mode} does not work with the ${strategy} strategy (${reason}); supported modes: ${supported}`);
 }
 
 export function createSession(strategy: StrategyName, ctx: StrategyContext): StrategySession {

@@ -22,7 +22,16 @@ export async function checkTaskStore(store: TaskStore, description: string | und
   }
 }
 
+/** The `user:password@` part of a URL (group 1 is `//user`), and a `password=` query parameter (pg reads those too). */
+const USER_AND_PASSWORD = /(\/\/[^:/@]*):[^@]*@/;
+const PASSWORD_PARAMETER = /([?&])password=[^&#]*(&?)/i;
+
 /** A URL's password never reaches the terminal. */
 export function redactUrl(url: string): string {
-  return url.replace(/(\/\/[^:/@]+:)[^@]*@/, "$1***@");
+  return url.replace(USER_AND_PASSWORD, "$1:***@").replace(PASSWORD_PARAMETER, "$1password=***$2");
+}
+
+/** The URL without its password, to keep on disk; pg then takes the password from PGPASSWORD. */
+export function urlWithoutPassword(url: string): string {
+  return url.replace(USER_AND_PASSWORD, "$1@").replace(PASSWORD_PARAMETER, (_all, before: string, after: string) => (after ? before : ""));
 }

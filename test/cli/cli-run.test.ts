@@ -80,7 +80,7 @@ describe("stepwise run", () => {
     expect(result.stderr).not.toContain("secret");
   });
 
-  it("stops at --max-steps with state saved, and --resume finishes the run without redoing steps", async () => {
+  it("stops at --max-steps with state saved; --resume goes on with the same limit per invocation, without redoing steps", async () => {
     const home = freshHome();
     const ws = workspace(home);
     const first = await runCli(["run", "Report", "--model", "scripted:demo", "--workspace", ws, "--max-steps", "4"], { home });
@@ -88,21 +88,46 @@ describe("stepwise run", () => {
     expect(first.stdout).toContain("stopped at the step limit; state saved");
     expect(existsSync(join(ws, "report.md"))).toBe(false);
 
-    const second = await runCli(["run", "--resume", "--workspace", ws], { home });
-    expect(second.code, second.stderr).toBe(0);
+    // The saved limit applies again: four more steps, then another stop.
+    const second = await runCli(["run", "--resume"], { home });
+    expect(second.code, second.stderr).toBe(3);
     expect(second.stdout).toMatch(/^resuming run /m);
-    // The plan was created once, in the first run; the resumed run never creates it again.
-    expect(second.stdout).not.toContain("create_plan");
-    expect(second.stdout).toContain("I surveyed the workspace");
+    expect(second.stdout).toContain("stopped at the step limit; state saved");
+
+    const third = await runCli(["run", "--resume", "--max-steps", "50"], { home });
+    expect(third.code, third.stderr).toBe(0);
+    // The plan was created once, in the first run; the resumed runs never create it again.
+    expect(second.stdout + third.stdout).not.toContain("create_plan");
+    expect(third.stdout).toContain("I surveyed the workspace");
     expect(readFileSync(join(ws, "report.md"), "utf8")).toContain("| b.txt | 1 | bravo |");
 
-    const third = await runCli(["run", "--resume", "--workspace", ws], { home });
-    expect(third.code).toBe(2);
-    expect(third.stderr).toMatch(/already finished; nothing to resume/);
+    const fourth = await runCli(["run", "--resume"], { home });
+    expect(fourth.code).toBe(2);
+    expect(fourth.stderr).toMatch(/already finished; nothing to resume/);
   });
 });
 
 describe("stepwise run --approval", () => {
+  it.each([
+    ["plan-tool", "writes"],
+    ["plan-execute", "all"],
+    ["rewoo", "writes"],
+    ["compiler", "all"],
+    ["rewoo", "plan"],
+  ])("refuses %s with --approval %s, which its workers would ignore, before anything runs", async (strategy, approval) => {
+    const home = freshHome();
+    const ws = workspace(home);
+    const result = await runCli(["run", "Report", "-s", strategy, "-m", "scripted:demo", "-w", ws, "--approval", approval], { home });
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split("\n")).toEqual([
+      `stepwise: --approval ${approval} does not work with the ${strategy} strategy (${approval === "plan" ? "it cannot pause its plan for approval" : "its workers run tools without asking"}); ` +
+        "supported modes: notebook, tasks, todos: none|writes|plan|all; plan-tool, plan-execute: none|plan; rewoo, compiler: none",
+    ]);
+    expect(result.stdout).toBe("");
+    expect(existsSync(join(ws, "report.md"))).toBe(false);
+    expect((await runCli(["run", "--resume"], { home })).stderr).toContain("there is no run to resume");
+  });
+
   it("asks before the plan and each write; approves from scripted input", async () => {
     const home = freshHome();
     const ws = workspace(home);

@@ -1,0 +1,26 @@
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { freshHome, runCli } from "./cli-harness.js";
+
+describe("a resumed run on a PostgreSQL board (needs PostgreSQL on 127.0.0.1:5432)", () => {
+  it("keeps no password on disk and reaches the same board again, the password coming from PGPASSWORD", async () => {
+    const home = freshHome();
+    const ws = join(home, "ws");
+    mkdirSync(ws);
+    writeFileSync(join(ws, "b.txt"), "bravo\n");
+    const store = "postgres://postgres:hunter2@127.0.0.1:5432/test";
+    const first = await runCli(["run", "Report", "-s", "tasks", "-m", "scripted:demo", "-w", ws, "--store", store, "--max-steps", "4"], { home });
+    expect(first.code, first.stderr).toBe(3);
+    for (const file of readdirSync(home).filter((name) => name.startsWith("stepwise.db"))) {
+      expect(readFileSync(join(home, file)).includes("hunter2"), file).toBe(false);
+    }
+
+    const resumed = await runCli(["run", "--resume", "--max-steps", "50"], { home, env: { PGPASSWORD: "hunter2" } });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    // The board made in the first run, continued: its tasks are found and updated, none made again.
+    expect(resumed.stdout).not.toMatch(/· TaskCreate/);
+    expect(resumed.stdout).toMatch(/TaskUpdate \{"task_id":"2","status":"completed"\} → Updated task #2/);
+    expect(readFileSync(join(ws, "report.md"), "utf8")).toContain("| b.txt | 1 | bravo |");
+  });
+});

@@ -1,0 +1,81 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { openSqliteDatabase } from "../../src/stores/sqlite-database.js";
+import { SqliteRunLog } from "../../src/stores/sqlite-run-log.js";
+import { freshHome, runCli } from "./cli-harness.js";
+
+function workspace(home: string): string {
+  const dir = join(home, "ws");
+  mkdirSync(join(dir, "docs"), { recursive: true });
+  writeFileSync(join(dir, "docs", "a.md"), "# Alpha\nline two\n");
+  writeFileSync(join(dir, "b.txt"), "bravo\n");
+  return dir;
+}
+
+function savedSettings(home: string): unknown {
+  const log = new SqliteRunLog(join(home, "stepwise.db"));
+  try {
+    return log.loadSettings(log.listRuns(1)[0]!.id);
+  } finally {
+    log.close();
+  }
+}
+
+describe("stepwise run --resume keeps the run's settings", () => {
+  it("resumed from another folder with plain --resume, the write still asks and lands in the run's workspace", async () => {
+    const home = freshHome();
+    const ws = workspace(home);
+    // Stops at the step limit before the write.
+    const first = await runCli(["run", "Report", "--model", "scripted:demo", "--workspace", ws, "--approval", "writes", "--max-steps", "5"], { home });
+    expect(first.code, first.stderr).toBe(3);
+    expect(existsSync(join(ws, "report.md"))).toBe(false);
+
+    const elsewhere = join(home, "elsewhere");
+    mkdirSync(elsewhere);
+    const resumed = await runCli(["run", "--resume"], { home, cwd: elsewhere, input: "approve\n" });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stdout).toContain("The agent wants to call write_file with:");
+    expect(readFileSync(join(ws, "report.md"), "utf8")).toContain("| b.txt | 1 | bravo |");
+    expect(readdirSync(elsewhere)).toEqual([]);
+  });
+
+  it("lets options typed on the resuming command line override the saved ones", async () => {
+    const home = freshHome();
+    const ws = workspace(home);
+    const first = await runCli(["run", "Report", "--model", "scripted:demo", "--workspace", ws, "--approval", "writes", "--max-steps", "5"], { home });
+    expect(first.code, first.stderr).toBe(3);
+    const resumed = await runCli(["run", "--resume", "--approval", "none"], { home });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stdout).not.toContain("The agent wants to call");
+    expect(existsSync(join(ws, "report.md"))).toBe(true);
+  });
+
+  it("resumes a run saved before settings were kept with the command line's options", async () => {
+    const home = freshHome();
+    const ws = workspace(home);
+    const first = await runCli(["run", "Report", "--model", "scripted:demo", "--workspace", ws, "--max-steps", "5"], { home });
+    expect(first.code, first.stderr).toBe(3);
+    const db = openSqliteDatabase(join(home, "stepwise.db"));
+    db.prepare("DELETE FROM run_settings").run();
+    db.close();
+    const resumed = await runCli(["run", "--resume", "--workspace", ws, "--approval", "writes"], { home, input: "approve\n" });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stdout).toContain("The agent wants to call write_file with:");
+    expect(existsSync(join(ws, "report.md"))).toBe(true);
+  });
+});
+
+describe("a PostgreSQL password in --store", () => {
+  it("is never saved with the run: the settings keep the URL without it", async () => {
+    const home = freshHome();
+    const ws = workspace(home);
+    // The notebook never opens the board, so no server is needed to see what is saved.
+    const result = await runCli(["run", "Report", "--model", "scripted:demo", "--workspace", ws, "--store", "postgres://someone:hunter2@127.0.0.1:1/none"], { home });
+    expect(result.code, result.stderr).toBe(0);
+    expect(savedSettings(home)).toMatchObject({ store: "postgres://someone@127.0.0.1:1/none" });
+    for (const file of readdirSync(home).filter((name) => name.startsWith("stepwise.db"))) {
+      expect(readFileSync(join(home, file)).includes("hunter2"), file).toBe(false);
+    }
+  });
+});
