@@ -1,4 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { z } from "zod";
+import { Agent } from "../core/agent.js";
+import { defineTool } from "../core/tool.js";
 import type { ModelStreamPart } from "../core/model.js";
 import { collect, failure } from "./test-support/model-results.js";
 import { openAICompatibleModel, type OpenAICompatibleOptions } from "./openai-compatible.js";
@@ -191,6 +194,37 @@ describe("openAICompatibleModel", () => {
     const model = await modelAgainst(answer("ok"), { apiKey: undefined });
     await model.generate(ask);
     expect(server!.requests[0]!.headers.authorization).not.toContain(API_KEY);
+  });
+
+  it("leaves a tool call id the server left out empty, so the agent gives each turn's call its own id", async () => {
+    const idless = { type: "function", function: { name: "weather", arguments: '{"city":"Oslo"}' } };
+    const toolCall: Handler = (res) => sendJson(res, 200, completion({ tool_calls: [idless] }, "tool_calls"));
+    const model = await modelAgainst(
+      inTurn(
+        toolCall,
+        (res) =>
+          sendSse(res, [
+            { data: chunk({ tool_calls: [{ index: 0, ...idless }] }) },
+            { data: chunk({}, "tool_calls") },
+            { data: "[DONE]" },
+          ]),
+        toolCall,
+        toolCall,
+        answer("Sunny twice."),
+      ),
+    );
+    expect((await model.generate(ask)).message.toolCalls?.[0]?.id).toBe("");
+    const streamed = await collect(model.stream(ask));
+    expect(streamed.at(-1)).toMatchObject({ type: "response", response: { message: { toolCalls: [{ id: "", name: "weather" }] } } });
+
+    // Two turns through an agent: a made-up id repeated every turn would let context folding confuse them.
+    const weather = defineTool({ name: "weather", description: "Weather.", parameters: z.object({ city: z.string() }), execute: () => "sunny" });
+    const agent = new Agent({ model, tools: [weather] });
+    await agent.run("Weather in Oslo, twice?");
+    const ids = agent.memory.flatMap((message) => (message.role === "assistant" ? (message.toolCalls ?? []).map((call) => call.id) : []));
+    expect(ids).toHaveLength(2);
+    expect(ids.every((id) => id.length > 0)).toBe(true);
+    expect(new Set(ids).size).toBe(2);
   });
 
   describe("stream", () => {

@@ -121,10 +121,9 @@ function fromCompletion(completion: ChatCompletion): ModelResponse {
   const choice = completion.choices[0];
   if (!choice) throw new Error("the response held no choices");
   const { content, refusal, tool_calls } = choice.message;
-  const toolCalls = (tool_calls ?? []).flatMap((call, index): ToolCall[] =>
-    call.type === "function"
-      ? [{ id: call.id || fallbackCallId(index), name: call.function.name, arguments: call.function.arguments }]
-      : [],
+  // Some compatible servers leave out the id; it stays empty and the agent fills in a unique one.
+  const toolCalls = (tool_calls ?? []).flatMap((call): ToolCall[] =>
+    call.type === "function" ? [{ id: call.id ?? "", name: call.function.name, arguments: call.function.arguments }] : [],
   );
   const message: AssistantMessage = { role: "assistant", content: content ?? refusal ?? "" };
   if (toolCalls.length > 0) message.toolCalls = toolCalls;
@@ -169,7 +168,8 @@ async function* streamOnce(
   // An aborted request also ends the SDK's iteration quietly; the retry layer then tells a timeout or abort apart.
   if (!finished) throw new IncompleteStreamError("the stream ended before the model finished its answer");
   const message: AssistantMessage = { role: "assistant", content };
-  const toolCalls = calls.filter(Boolean).map((call, index) => ({ ...call, id: call.id || fallbackCallId(index) }));
+  // A call whose id never came keeps "": the agent fills in a unique one.
+  const toolCalls = calls.filter(Boolean);
   if (toolCalls.length > 0) message.toolCalls = toolCalls;
   yield { type: "response", response: withUsage(message, usage) };
 }
@@ -181,11 +181,6 @@ function withUsage(
   if (!usage) return { message };
   const mapped: Usage = { inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens };
   return { message, usage: mapped };
-}
-
-/** Some compatible servers leave out tool call ids; the runtime needs one to pair results with calls. */
-function fallbackCallId(index: number): string {
-  return `call_${index + 1}`;
 }
 
 function describeOpenAIError(error: unknown): Failure | undefined {
