@@ -1,7 +1,7 @@
 import { APICallError } from "ai";
 import { MockLanguageModelV3, simulateReadableStream } from "ai/test";
 import type { LanguageModelV3CallOptions, LanguageModelV3GenerateResult, LanguageModelV3StreamPart } from "@ai-sdk/provider";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { aiSdkModel } from "./ai-sdk.js";
 import { collect, failure } from "./test-support/model-results.js";
 
@@ -145,6 +145,19 @@ describe("aiSdkModel", () => {
     expect(error.status).toBe(401);
     expect(error.message).not.toContain(key);
     expect(error.stack).not.toContain(key);
+  });
+
+  it("removes the keys it was given and the ones in providers' environment variables from errors, whatever their shape", async () => {
+    const given = "Zq9-odd-shaped-given-key";
+    const fromEnv = "Zq9-odd-shaped-env-key";
+    vi.stubEnv("GOOGLE_GENERATIVE_AI_API_KEY", fromEnv);
+    try {
+      const mock = new MockLanguageModelV3({ doGenerate: inTurn(httpError(403, `Keys ${given} and ${fromEnv} are not allowed here`)) });
+      const error = await failure(aiSdkModel(mock, { ...FAST, apiKeys: [given] }).generate(ask));
+      expect(error.message).toContain("Keys [redacted] and [redacted] are not allowed here");
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 
   describe("stream", () => {

@@ -31,7 +31,26 @@ export interface AiSdkModelOptions extends RetryOptions {
   id?: string | undefined;
   temperature?: number | undefined;
   maxOutputTokens?: number | undefined;
+  /**
+   * The keys the provider was made with, removed from error messages. Keys in the providers' usual
+   * environment variables (OPENAI_API_KEY, GOOGLE_GENERATIVE_AI_API_KEY, …) are removed anyway.
+   */
+  apiKeys?: readonly string[] | undefined;
 }
+
+// Where the AI SDK's providers read their keys when they are not given one.
+const PROVIDER_KEY_VARIABLES = [
+  "AI_GATEWAY_API_KEY",
+  "OPENAI_API_KEY",
+  "ANTHROPIC_API_KEY",
+  "GOOGLE_GENERATIVE_AI_API_KEY",
+  "MISTRAL_API_KEY",
+  "GROQ_API_KEY",
+  "XAI_API_KEY",
+  "DEEPSEEK_API_KEY",
+  "COHERE_API_KEY",
+  "AZURE_API_KEY",
+];
 
 /**
  * A ChatModel over any AI SDK (`ai` 6.x) language model, so every provider of that ecosystem
@@ -47,8 +66,9 @@ export function aiSdkModel(model: LanguageModel, opts: AiSdkModelOptions = {}): 
     provider,
     model: modelId,
     settings: retrySettings(opts),
-    // The provider holds its key out of our sight: redact.ts's patterns are the guard here.
-    secrets: [],
+    // The provider holds its key out of our sight: we know the keys we were given and the ones in
+    // the environment; redact.ts's key shapes cover the rest as far as they can.
+    secrets: [...(opts.apiKeys ?? []), ...PROVIDER_KEY_VARIABLES.map((name) => process.env[name])],
     describe: describeAiSdkError,
   };
 

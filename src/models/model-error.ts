@@ -19,8 +19,9 @@ export interface ModelErrorDetails {
 
 /**
  * A model call that failed for good: retries are spent or the failure is not transient.
- * Its message never contains an API key (see redact.ts), and it keeps no reference to the SDK
- * error, whose fields could.
+ * Its message has the adapter's own keys and anything shaped like a provider key removed (see
+ * redact.ts), and it keeps no reference to the SDK error, whose fields could hold a key. A key of an
+ * unfamiliar shape that the adapter was not given could still show.
  */
 export class ModelError extends Error implements ModelErrorDetails {
   override readonly name = "ModelError";
