@@ -3,7 +3,7 @@ import { EventHub, type AgentEvent, type AgentEventListener } from "../core/even
 import type { Message, ToolCall } from "../core/messages.js";
 import type { Plugin, PluginHost } from "../core/plugin.js";
 import { ToolError, type Tool, type ToolResult } from "../core/tool.js";
-import { fromModelMessages, toModelMessages } from "./ai-sdk-messages.js";
+import { fromModelMessages, toModelMessage } from "../models/ai-sdk-messages.js";
 
 /** AI SDK tools by name (the SDK's own `ToolSet` fails its own constraint under exactOptionalPropertyTypes). */
 export type AiTools = Record<string, AiTool>;
@@ -69,7 +69,7 @@ export function aiSdkPlanning(plugins: readonly Plugin[], opts: AiSdkPlanningOpt
       const extra = await plugin.beforeModel?.({ agentName, step: stepNumber + 1, memory, messages: [...request, ...tail] });
       if (extra) tail.push(...extra);
     }
-    return tail.length > 0 ? { messages: [...messages, ...toModelMessages(tail)] } : undefined;
+    return tail.length > 0 ? { messages: [...messages, ...tail.map(toModelMessage)] } : undefined;
   };
 
   const onStepFinish = async (step: StepResult<AiTools>): Promise<void> => {

@@ -7,10 +7,9 @@ import {
   type JSONSchema7,
   type LanguageModel,
   type LanguageModelUsage,
-  type ModelMessage,
   type ToolSet,
 } from "ai";
-import type { AssistantMessage, Message, ToolCall } from "../core/messages.js";
+import type { AssistantMessage, ToolCall } from "../core/messages.js";
 import type { ChatModel, ModelRequest, ModelResponse, ModelStreamPart, Usage } from "../core/model.js";
 import {
   callWithRetry,
@@ -24,7 +23,7 @@ import {
   type RetryOptions,
   type RetryTarget,
 } from "./retry.js";
-import { argumentsObject } from "./tool-arguments.js";
+import { toModelMessage } from "./ai-sdk-messages.js";
 
 export interface AiSdkModelOptions extends RetryOptions {
   /** Defaults to "<provider>:<modelId>". */
@@ -124,42 +123,6 @@ async function* streamOnce(args: Parameters<typeof streamText>[0], attempt: Atte
   // An aborted stream also ends quietly; the retry layer then tells a timeout or abort apart.
   if (!usage) throw new IncompleteStreamError("the stream ended before the model finished its answer");
   yield { type: "response", response: response(content, toolCalls, usage) };
-}
-
-function toModelMessage(message: Message): ModelMessage {
-  switch (message.role) {
-    case "system":
-    case "user":
-      return { role: message.role, content: message.content };
-    case "tool":
-      return {
-        role: "tool",
-        content: [
-          {
-            type: "tool-result",
-            toolCallId: message.toolCallId,
-            toolName: message.name,
-            output: { type: "text", value: message.content },
-          },
-        ],
-      };
-    case "assistant": {
-      const calls = message.toolCalls ?? [];
-      if (calls.length === 0) return { role: "assistant", content: message.content };
-      return {
-        role: "assistant",
-        content: [
-          ...(message.content ? [{ type: "text" as const, text: message.content }] : []),
-          ...calls.map((call) => ({
-            type: "tool-call" as const,
-            toolCallId: call.id,
-            toolName: call.name,
-            input: argumentsObject(call.arguments),
-          })),
-        ],
-      };
-    }
-  }
 }
 
 function toToolSet(req: ModelRequest): ToolSet {

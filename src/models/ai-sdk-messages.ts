@@ -1,5 +1,44 @@
+// Our messages and the AI SDK's, both ways: one converter for the AI SDK model adapter and the AI SDK planning integration.
 import type { ModelMessage, ToolResultPart } from "ai";
 import type { Message, ToolCall } from "../core/messages.js";
+import { argumentsObject } from "./tool-arguments.js";
+
+/** One of our messages as an AI SDK message: what the AI SDK adapter sends, and what a plugin adds to an AI SDK request. */
+export function toModelMessage(message: Message): ModelMessage {
+  switch (message.role) {
+    case "system":
+    case "user":
+      return { role: message.role, content: message.content };
+    case "tool":
+      return {
+        role: "tool",
+        content: [
+          {
+            type: "tool-result",
+            toolCallId: message.toolCallId,
+            toolName: message.name,
+            output: { type: "text", value: message.content },
+          },
+        ],
+      };
+    case "assistant": {
+      const calls = message.toolCalls ?? [];
+      if (calls.length === 0) return { role: "assistant", content: message.content };
+      return {
+        role: "assistant",
+        content: [
+          ...(message.content ? [{ type: "text" as const, text: message.content }] : []),
+          ...calls.map((call) => ({
+            type: "tool-call" as const,
+            toolCallId: call.id,
+            toolName: call.name,
+            input: argumentsObject(call.arguments),
+          })),
+        ],
+      };
+    }
+  }
+}
 
 /**
  * The AI SDK's messages in our shape, for plugin hooks that read the conversation. Only text is
@@ -30,31 +69,6 @@ export function fromModelMessages(messages: readonly ModelMessage[]): Message[] 
   });
 }
 
-/** Plugin tail messages (hints, recitations: system or user text) as AI SDK messages. */
-export function toModelMessages(messages: readonly Message[]): ModelMessage[] {
-  return messages.map((message): ModelMessage => {
-    switch (message.role) {
-      case "system":
-      case "user":
-        return { role: message.role, content: message.content };
-      case "assistant": {
-        const calls = (message.toolCalls ?? []).map((call) => ({
-          type: "tool-call" as const,
-          toolCallId: call.id,
-          toolName: call.name,
-          input: parseArguments(call.arguments),
-        }));
-        return { role: "assistant", content: [...(message.content ? [{ type: "text" as const, text: message.content }] : []), ...calls] };
-      }
-      case "tool":
-        return {
-          role: "tool",
-          content: [{ type: "tool-result", toolCallId: message.toolCallId, toolName: message.name, output: { type: "text", value: message.content } }],
-        };
-    }
-  });
-}
-
 function textOf(parts: readonly { type: string; text?: string }[]): string {
   return parts.flatMap((part) => (part.type === "text" && part.text !== undefined ? [part.text] : [])).join("");
 }
@@ -71,13 +85,5 @@ function outputText(output: ToolResultPart["output"]): string {
       return `Not run: the user denied this call${output.reason ? `: ${output.reason}` : "."}`;
     case "content":
       return textOf(output.value as { type: string; text?: string }[]);
-  }
-}
-
-function parseArguments(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
   }
 }
