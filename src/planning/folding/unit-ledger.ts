@@ -60,10 +60,6 @@ export class UnitLedger {
     for (const key of turnKeys) this.#owners.delete(key);
   }
 
-  get hasUnits(): boolean {
-    return this.#units.size > 0;
-  }
-
   toJSON(): LedgerState {
     return {
       units: structuredClone([...this.#units.values()]),

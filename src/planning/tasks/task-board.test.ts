@@ -117,6 +117,16 @@ describe("TaskBoard tools", () => {
     expect(await call("TaskUpdate", { task_id: "9", status: "deleted" })).toMatchObject({ isError: true, text: expect.stringMatching(/"9" does not exist/) });
   });
 
+  it("names an unknown id the same way in every tool: an empty board said so, a long one's ids summarized", async () => {
+    const { board, call } = boardWithTools();
+    expect((await call("TaskGet", { task_id: "7" })).text).toBe('Task "7" does not exist (the board is empty). Call TaskList to see the tasks.');
+    await board.import(Array.from({ length: 25 }, (_, i) => ({ id: String(i + 1), subject: `t${i + 1}` })));
+    const expected = expect.stringContaining("existing ids: 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, … (25 in all)");
+    expect((await call("TaskGet", { task_id: "99" })).text).toEqual(expected);
+    expect((await call("TaskUpdate", { task_id: "99", status: "deleted" })).text).toEqual(expected);
+    expect((await call("TaskUpdate", { task_id: "99", subject: "x" })).text).toEqual(expected);
+  });
+
   it("never reuses ids, even after the highest task is deleted", async () => {
     const { call } = await threeTasks();
     await call("TaskUpdate", { task_id: "3", status: "deleted" });

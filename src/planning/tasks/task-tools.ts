@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineTool, ToolError, type Tool } from "../../core/tool.js";
 import type { TaskBoard } from "./task-board.js";
-import { openBlockers, sortIds } from "./task-graph.js";
+import { openBlockers, sortIds, unknownTaskError } from "./task-graph.js";
 import { blockedNote, stateLookup, taskDetailText, taskLine, taskListText, unblockedNote } from "./task-text.js";
 import { TASK_CREATE_DESCRIPTION, TASK_GET_DESCRIPTION, TASK_LIST_DESCRIPTION, TASK_UPDATE_DESCRIPTION } from "./task-tool-descriptions.js";
 import type { Task, TaskChange } from "./task.js";
@@ -85,8 +85,7 @@ export function taskBoardTools(board: TaskBoard): Tool[] {
 function findTask(tasks: readonly Task[], id: string): Task {
   const task = tasks.find((candidate) => candidate.id === id);
   if (task) return task;
-  const known = tasks.map((candidate) => candidate.id).join(", ") || "none";
-  throw new ToolError(`Task "${id}" does not exist (existing ids: ${known}). Call TaskList to see the tasks.`);
+  throw unknownTaskError(id, tasks.map((candidate) => candidate.id));
 }
 
 type UpdateArgs = {
