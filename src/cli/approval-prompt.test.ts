@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { askPlanDecision, readEditedSteps, type DecisionPrompter } from "./approval-prompt.js";
+import { askForDecisions, askPlanDecision, readEditedSteps, type DecisionPrompter } from "./approval-prompt.js";
 
 function scriptedPrompter(answers: (string | null)[], edits: string[]): DecisionPrompter & { output: string } {
   const prompter = {
@@ -32,5 +32,24 @@ describe("plan approval in the terminal", () => {
     expect(await askPlanDecision(plan, scriptedPrompter(["r too many reads"], []))).toEqual({ action: "reject", feedback: "too many reads" });
     expect(await askPlanDecision(plan, scriptedPrompter(["maybe", "yes"], []))).toEqual({ action: "approve" });
     expect(await askPlanDecision(plan, scriptedPrompter([null], []))).toBeNull();
+  });
+});
+
+describe("questions in the terminal", () => {
+  it("shows an ask_user call's raw arguments when they are not the JSON it expects, instead of crashing", async () => {
+    const prompter = scriptedPrompter(["blue", "green", "soon"], []);
+    const question = (id: string, args: string) => ({ id, name: "ask_user", arguments: args, kind: "question" as const });
+    const decisions = await askForDecisions(
+      [question("q1", "{not json"), question("q2", '{"question": 42}'), question("q3", '{"question": "When?"}')],
+      prompter,
+    );
+    expect(decisions).toEqual({
+      q1: { action: "answer", text: "blue" },
+      q2: { action: "answer", text: "green" },
+      q3: { action: "answer", text: "soon" },
+    });
+    expect(prompter.output).toContain("The agent asks: {not json\n");
+    expect(prompter.output).toContain('The agent asks: {"question": 42}\n');
+    expect(prompter.output).toContain("The agent asks: When?\n");
   });
 });

@@ -47,8 +47,7 @@ export async function askForDecisions(pending: readonly PendingCall[], prompter:
 async function askOne(call: PendingCall, prompter: DecisionPrompter): Promise<ApprovalDecision | null> {
   const args = prettyArguments(call.arguments);
   if (call.kind === "question") {
-    const question = (JSON.parse(call.arguments) as { question?: string }).question ?? call.arguments;
-    const answer = await prompter.ask(`\nThe agent asks: ${question}\nyour answer> `);
+    const answer = await prompter.ask(`\nThe agent asks: ${questionOf(call.arguments)}\nyour answer> `);
     return answer === null ? null : { action: "answer", text: answer };
   }
   prompter.write(`\nThe agent wants to call ${call.name} with:\n${args}\n`);
@@ -117,6 +116,17 @@ export function terminalPlanApprover(prompter: DecisionPrompter | undefined): Pl
     if (decision) return decision;
     throw new CliError("nobody answered whether to run the plan, so it was not run; start the run again in a terminal", 3);
   };
+}
+
+/** The question of an ask_user call; its raw arguments when the model sent something else. */
+function questionOf(args: string): string {
+  try {
+    const { question } = JSON.parse(args) as { question?: unknown };
+    if (typeof question === "string") return question;
+  } catch {
+    // Not JSON: show what the model sent.
+  }
+  return args;
 }
 
 function prettyArguments(text: string): string {

@@ -92,7 +92,14 @@ program
   .option("--board <id>", "the board every client shares", "mcp")
   .action(async (opts: { http: boolean; host: string; port: number; token?: string; store?: string; board: string }) => {
     const stop = await mcpCommand({ ...opts, database: defaultDatabasePath() }, process.stderr);
-    const shutdown = () => void stop().then(() => process.exit(0));
+    const shutdown = () =>
+      void stop().then(
+        () => process.exit(0),
+        (error: unknown) => {
+          process.stderr.write(`stepwise: stopping the MCP server failed: ${error instanceof Error ? error.message : String(error)}\n`);
+          process.exit(1);
+        },
+      );
     process.once("SIGINT", shutdown);
     process.once("SIGTERM", shutdown);
     if (!opts.http) process.stdin.once("end", shutdown);

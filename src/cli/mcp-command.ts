@@ -20,6 +20,7 @@ export type McpCommandOptions = {
 /**
  * `stepwise mcp`: the task board and plan notebook tools for any MCP client. Every client of one
  * server shares one board (and one notebook); with --store postgres://… so do several servers.
+ * Returns `stop`, which may be called more than once.
  */
 export async function mcpCommand(opts: McpCommandOptions, log: NodeJS.WritableStream): Promise<() => Promise<void>> {
   const db = openSqliteDatabase(opts.database);
@@ -34,10 +35,10 @@ export async function mcpCommand(opts: McpCommandOptions, log: NodeJS.WritableSt
   };
   if (!opts.http) {
     const server = await serveMcpStdio(tools);
-    return async () => {
+    return once(async () => {
       await server.close();
       await shutdown();
-    };
+    });
   }
   const token = opts.token ?? process.env["STEPWISE_MCP_TOKEN"];
   let server;
@@ -48,8 +49,14 @@ export async function mcpCommand(opts: McpCommandOptions, log: NodeJS.WritableSt
     throw new CliError(error instanceof Error ? error.message : String(error), 1);
   }
   log.write(`MCP server on ${server.url} (board ${opts.board}${token ? ", bearer token required" : ""})\n`);
-  return async () => {
+  return once(async () => {
     await server.close();
     await shutdown();
-  };
+  });
+}
+
+/** Stop may be asked for twice (Ctrl-C, then stdin ending); the store closes once, and both callers wait for it. */
+function once(stop: () => Promise<void>): () => Promise<void> {
+  let stopping: Promise<void> | undefined;
+  return () => (stopping ??= stop());
 }

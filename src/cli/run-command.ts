@@ -5,6 +5,7 @@ import type { ApprovalDecisions } from "../core/approval.js";
 import type { AgentEvent } from "../core/events.js";
 import { openSqliteDatabase } from "../stores/sqlite-database.js";
 import { SqliteRunLog } from "../stores/sqlite-run-log.js";
+import type { TaskStore } from "../planning/tasks/task-store.js";
 import type { RunRecord, RunStatus } from "../stores/run-log.js";
 import { workspaceTools } from "../tools/workspace-tools.js";
 import { CliError } from "./cli-error.js";
@@ -190,28 +191,37 @@ async function openSession(
   const { settings } = args;
   const models = modelsFor(args.modelSpec, strategy);
   const db = openSqliteDatabase(args.database);
-  const boardId = settings.board ?? args.runId;
-  const taskStore = taskStoreFor(settings.store, db, boardId);
-  if (strategy === "tasks") await checkTaskStore(taskStore, settings.store);
-  else await taskStore.close();
-  const permissions = approvalPolicy(settings.approval);
-  const session = createSession(strategy, {
-    runId: args.runId,
-    models,
-    tools: workspaceTools(settings.workspace),
-    db,
-    taskStore: () => taskStore,
-    ...(permissions ? { permissions } : {}),
-    ...(approvesPlans(settings.approval) ? { approvePlan: terminalPlanApprover(args.prompter) } : {}),
-    ...(settings.maxSteps ? { maxSteps: settings.maxSteps } : {}),
-    ...(settings.contextBudget ? { contextBudget: settings.contextBudget } : {}),
-  });
-  const close = session.close.bind(session);
-  session.close = async () => {
-    await close();
+  let openStore: TaskStore | undefined;
+  // A failure here must not leave the file open: the viewer lives on after a resume fails.
+  try {
+    const taskStore = taskStoreFor(settings.store, db, settings.board ?? args.runId);
+    if (strategy === "tasks") {
+      await checkTaskStore(taskStore, settings.store);
+      openStore = taskStore;
+    } else await taskStore.close();
+    const permissions = approvalPolicy(settings.approval);
+    const session = createSession(strategy, {
+      runId: args.runId,
+      models,
+      tools: workspaceTools(settings.workspace),
+      db,
+      taskStore: () => taskStore,
+      ...(permissions ? { permissions } : {}),
+      ...(approvesPlans(settings.approval) ? { approvePlan: terminalPlanApprover(args.prompter) } : {}),
+      ...(settings.maxSteps ? { maxSteps: settings.maxSteps } : {}),
+      ...(settings.contextBudget ? { contextBudget: settings.contextBudget } : {}),
+    });
+    const close = session.close.bind(session);
+    session.close = async () => {
+      await close();
+      db.close();
+    };
+    return session;
+  } catch (error) {
+    await openStore?.close().catch(() => undefined);
     db.close();
-  };
-  return session;
+    throw error;
+  }
 }
 
 type DriveContext = {
@@ -228,10 +238,14 @@ type DriveContext = {
 async function drive(session: StrategySession, ctx: DriveContext): Promise<number> {
   const { log, io, runId } = ctx;
   const view: RunView = io.stdout.isTTY ? liveChecklistView(io.stdout) : plainLogView(io.stdout);
-  const observer = observeSession(session, (event: AgentEvent) => {
+  const record = (event: AgentEvent) => {
     log.appendEvent(runId, event);
     if (event.type === "turn-end" || event.type === "run-end") log.saveCheckpoint(runId, session.checkpoint());
     view.event(event);
+  };
+  const observer = observeSession(session, record, (error) => {
+    const reason = error instanceof Error ? error.message : String(error);
+    io.stderr.write(`stepwise: could not record a step of the run (${reason.split("\n")[0]}); it goes on, but its log may miss events\n`);
   });
   const controller = new AbortController();
   let interrupts = 0;

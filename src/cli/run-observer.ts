@@ -15,17 +15,29 @@ const PLAN_EVENTS = new Set<AgentEventType>([
 /**
  * Follows a session: passes every event on, in order, and after each change to the plan adds a
  * `checklist-updated` event with the plan as it now stands (reading a board may be async, so events
- * queue behind it to keep their order).
+ * queue behind it to keep their order). A listener that throws (the store busy, say) loses that one
+ * event, not every later one: the first failure goes to `onListenerError`, and the queue goes on.
  */
-export function observeSession(session: StrategySession, listener: AgentEventListener): { off(): void; settled(): Promise<void> } {
+export function observeSession(
+  session: StrategySession,
+  listener: AgentEventListener,
+  onListenerError: (error: unknown) => void,
+): { off(): void; settled(): Promise<void> } {
   let queue = Promise.resolve();
+  let reported = false;
   const off = session.on((event: AgentEvent) => {
-    queue = queue.then(async () => {
-      listener(event);
-      if (!PLAN_EVENTS.has(event.type)) return;
-      const checklist = await session.checklist().catch(() => null);
-      if (checklist) listener({ type: "checklist-updated", agent: event.agent, time: Date.now(), checklist });
-    });
+    queue = queue
+      .then(async () => {
+        listener(event);
+        if (!PLAN_EVENTS.has(event.type)) return;
+        const checklist = await session.checklist().catch(() => null);
+        if (checklist) listener({ type: "checklist-updated", agent: event.agent, time: Date.now(), checklist });
+      })
+      .catch((error: unknown) => {
+        if (reported) return;
+        reported = true;
+        onListenerError(error);
+      });
   });
   return { off, settled: () => queue };
 }

@@ -22,13 +22,17 @@ function boardFor(opts: TasksOptions): string {
 }
 
 async function withStore<T>(opts: TasksOptions, use: (store: TaskStore) => Promise<T>): Promise<T> {
+  const boardId = boardFor(opts);
   const db = openSqliteDatabase(opts.database);
-  const store = taskStoreFor(opts.store, db, boardFor(opts));
   try {
-    await checkTaskStore(store, opts.store);
-    return await use(store);
+    const store = taskStoreFor(opts.store, db, boardId);
+    try {
+      await checkTaskStore(store, opts.store);
+      return await use(store);
+    } finally {
+      await store.close().catch(() => undefined);
+    }
   } finally {
-    await store.close().catch(() => undefined);
     db.close();
   }
 }
