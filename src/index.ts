@@ -99,3 +99,4 @@ export { startViewer } from "./web/viewer-server.js";
 export type { Viewer, ViewerOptions } from "./web/viewer-server.js";
 export type { PlanApprover, PlanDecision } from "./planning/workflows/plan-approval.js";
 export type { PlanReview } from "./planning/workflows/workflow-trace.js";
+export type { TaskBoardSubscription } from "./stores/postgres-task-store.js";
