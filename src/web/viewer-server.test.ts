@@ -1,11 +1,13 @@
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
+import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { AgentEvent } from "../core/events.js";
 import { runCommand } from "../cli/run-command.js";
+import { openHandles } from "../cli/test-support/open-handles.js";
 import { SqliteRunLog } from "../stores/sqlite-run-log.js";
 import { startViewer, type Viewer } from "./viewer-server.js";
 
@@ -246,6 +248,18 @@ describe("who may use the viewer", () => {
     // Its own loopback names still work.
     const port = new URL(viewer.url).port;
     expect((await rawRequest(new URL("/runs", viewer.url).href, "GET", { host: `localhost:${port}` })).status).toBe(200);
+  });
+
+  it("closes the SQLite file when it cannot listen (the port is taken)", async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    const alone = join(home, "alone.db");
+    try {
+      await expect(startViewer({ database: alone, port: (taken.address() as AddressInfo).port })).rejects.toThrow(/EADDRINUSE/);
+      expect(openHandles(alone)).toBe(0);
+    } finally {
+      taken.close();
+    }
   });
 
   it("refuses to listen beyond loopback without a token", async () => {

@@ -123,6 +123,12 @@ export async function startViewer(opts: ViewerOptions): Promise<Viewer> {
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(opts.port ?? 0, opts.host ?? "127.0.0.1", () => resolve());
+  }).catch(async (error: unknown) => {
+    // The port is taken, say: leave nothing open behind.
+    await resumer.close();
+    log.close();
+    db.close();
+    throw error;
   });
   const address = server.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
