@@ -84,12 +84,16 @@ export async function runCommand(task: string | undefined, opts: RunCommandOptio
     const saved = previous ? (log.loadSettings(previous.id) as RunSettings | undefined) : undefined;
     const settings = runSettings(opts, saved);
     checkApprovalMode(strategy, settings.approval);
-    if (previous) return await continueRun(previous, settings, { log, database: opts.database, io });
+    if (previous) {
+      // What was overridden holds from now on, for a later resume here or in the viewer too.
+      log.saveSettings(previous.id, withoutSecrets(settings));
+      return await continueRun(previous, settings, { log, database: opts.database, io });
+    }
     const runId = randomUUID();
     const session = await openSession(strategy, { modelSpec, runId, settings, database: opts.database, prompter: io.prompter });
     try {
       log.createRun({ id: runId, task: theTask, strategy, model: modelSpec });
-      log.saveSettings(runId, { ...settings, ...(settings.store ? { store: urlWithoutPassword(settings.store) } : {}) });
+      log.saveSettings(runId, withoutSecrets(settings));
       io.stdout.write(`run ${runId} (${strategy}): ${theTask}\n`);
       return await drive(session, { runId, task: theTask, resume: false, log, io });
     } finally {
@@ -98,6 +102,11 @@ export async function runCommand(task: string | undefined, opts: RunCommandOptio
   } finally {
     log.close();
   }
+}
+
+/** Settings as kept on disk: a store URL without its password. */
+function withoutSecrets(settings: RunSettings): RunSettings {
+  return settings.store ? { ...settings, store: urlWithoutPassword(settings.store) } : settings;
 }
 
 /** The saved settings (or the defaults), with what this command line gives on top. */

@@ -29,7 +29,7 @@ export function viewerAccess(host: string, token: string | undefined): ViewerAcc
       if (loopback && !loopbackHostCheck(req.socket.localPort ?? 0)(req.headers.host)) {
         return { status: 403, message: "the viewer only answers to its own loopback address" };
       }
-      if (!tokenMatches || !token) return undefined;
+      if (token === undefined || tokenMatches === undefined) return undefined;
       if (tokenMatches(bearerToken(req.headers.authorization)) || tokenMatches(cookie(req, COOKIE))) return undefined;
       if (tokenMatches(new URL(req.url ?? "/", "http://viewer").searchParams.get("token") ?? undefined)) {
         res.setHeader("set-cookie", `${COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`);

@@ -49,6 +49,8 @@ describe("stepwise run --resume keeps the run's settings", () => {
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stdout).not.toContain("The agent wants to call");
     expect(existsSync(join(ws, "report.md"))).toBe(true);
+    // Kept for a later resume: the override, and the rest as saved.
+    expect(savedSettings(home)).toEqual({ workspace: ws, approval: "none", maxSteps: 5 });
   });
 
   it("resumes a run saved before settings were kept with the command line's options", async () => {
@@ -67,15 +69,20 @@ describe("stepwise run --resume keeps the run's settings", () => {
 });
 
 describe("a PostgreSQL password in --store", () => {
-  it("is never saved with the run: the settings keep the URL without it", async () => {
+  it("is never saved with the run, started or resumed: the settings keep the URL without it", async () => {
     const home = freshHome();
     const ws = workspace(home);
     // The notebook never opens the board, so no server is needed to see what is saved.
-    const result = await runCli(["run", "Report", "--model", "scripted:demo", "--workspace", ws, "--store", "postgres://someone:hunter2@127.0.0.1:1/none"], { home });
-    expect(result.code, result.stderr).toBe(0);
+    const store = (password: string) => `postgres://someone:${password}@127.0.0.1:1/none`;
+    const first = await runCli(["run", "Report", "-m", "scripted:demo", "-w", ws, "--store", store("hunter2"), "--max-steps", "2"], { home });
+    expect(first.code, first.stderr).toBe(3);
+    expect(savedSettings(home)).toMatchObject({ store: "postgres://someone@127.0.0.1:1/none" });
+    const resumed = await runCli(["run", "--resume", "--store", store("swordfish"), "--max-steps", "50"], { home });
+    expect(resumed.code, resumed.stderr).toBe(0);
     expect(savedSettings(home)).toMatchObject({ store: "postgres://someone@127.0.0.1:1/none" });
     for (const file of readdirSync(home).filter((name) => name.startsWith("stepwise.db"))) {
-      expect(readFileSync(join(home, file)).includes("hunter2"), file).toBe(false);
+      const bytes = readFileSync(join(home, file));
+      expect(bytes.includes("hunter2") || bytes.includes("swordfish"), file).toBe(false);
     }
   });
 });
