@@ -1,4 +1,4 @@
-import type { AgentEvent, AgentEventListener, AgentEventType } from "../core/events.js";
+import { stampEvent, type AgentEvent, type AgentEventListener, type AgentEventType } from "../core/events.js";
 import type { StrategySession } from "./strategy-session.js";
 
 /** Events after which the plan may look different. */
@@ -31,7 +31,7 @@ export function observeSession(
         listener(event);
         if (!PLAN_EVENTS.has(event.type)) return;
         const checklist = await session.checklist().catch(() => null);
-        if (checklist) listener({ type: "checklist-updated", agent: event.agent, time: Date.now(), checklist });
+        if (checklist) listener(stampEvent({ type: "checklist-updated", checklist }, event.agent));
       })
       .catch((error: unknown) => {
         if (reported) return;

@@ -1,5 +1,5 @@
 import { jsonSchema, tool as aiTool, type ModelMessage, type PrepareStepFunction, type StepResult, type Tool as AiTool } from "ai";
-import { EventHub, type AgentEvent, type AgentEventListener } from "../core/events.js";
+import { EventHub, stampEvent, type AgentEventListener } from "../core/events.js";
 import type { Message, ToolCall } from "../core/messages.js";
 import type { Plugin, PluginHost } from "../core/plugin.js";
 import { ToolError, type Tool, type ToolResult } from "../core/tool.js";
@@ -49,7 +49,7 @@ export function aiSdkPlanning(plugins: readonly Plugin[], opts: AiSdkPlanningOpt
   if (opts.onEvent) events.on(opts.onEvent);
   const host: PluginHost = {
     agentName,
-    emit: (event) => events.emit({ ...event, agent: agentName, time: Date.now() } as AgentEvent),
+    emit: (event) => events.emit(stampEvent(event, agentName)),
     on: (listener) => events.on(listener),
   };
   for (const plugin of plugins) plugin.attach?.(host);

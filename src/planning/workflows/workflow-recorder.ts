@@ -1,4 +1,4 @@
-import type { AgentEvent, AgentEventInit, AgentEventListener } from "../../core/events.js";
+import { stampEvent, type AgentEventInit, type AgentEventListener } from "../../core/events.js";
 import "./workflow-events.js";
 import type { PlannedStep, PlanRound, StepRecord, WorkflowKind, WorkflowResult, WorkflowTrace } from "./workflow-trace.js";
 
@@ -10,7 +10,7 @@ export function listenerSink(name: string, listener: AgentEventListener | undefi
   if (!listener) return () => {};
   return (event) => {
     try {
-      listener({ ...event, agent: name, time: Date.now() } as AgentEvent);
+      listener(stampEvent(event, name));
     } catch {
       // A broken listener must not break the workflow, as with EventHub.
     }
