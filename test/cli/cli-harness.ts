@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -36,4 +36,13 @@ export function runCli(
 
 export function freshHome(): string {
   return mkdtempSync(join(tmpdir(), "stepwise-cli-"));
+}
+
+/** A small workspace inside `home`: docs/a.md (2 lines) and b.txt (1 line). */
+export function workspace(home: string): string {
+  const dir = join(home, "ws");
+  mkdirSync(join(dir, "docs"), { recursive: true });
+  writeFileSync(join(dir, "docs", "a.md"), "# Alpha\nline two\n");
+  writeFileSync(join(dir, "b.txt"), "bravo\n");
+  return dir;
 }

@@ -1,15 +1,7 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { freshHome, runCli } from "./cli-harness.js";
-
-function workspace(home: string): string {
-  const dir = join(home, "ws");
-  mkdirSync(join(dir, "docs"), { recursive: true });
-  writeFileSync(join(dir, "docs", "a.md"), "# Alpha\nline two\n");
-  writeFileSync(join(dir, "b.txt"), "bravo\n");
-  return dir;
-}
+import { freshHome, runCli, workspace } from "./cli-harness.js";
 
 const run = (strategy: string, ws: string) => ["run", "Report", "--strategy", strategy, "--model", "scripted:demo", "--workspace", ws, "--approval", "plan"];
 

@@ -1,17 +1,9 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openSqliteDatabase } from "../../src/stores/sqlite-database.js";
 import { SqliteRunLog } from "../../src/stores/sqlite-run-log.js";
-import { freshHome, runCli } from "./cli-harness.js";
-
-function workspace(home: string): string {
-  const dir = join(home, "ws");
-  mkdirSync(join(dir, "docs"), { recursive: true });
-  writeFileSync(join(dir, "docs", "a.md"), "# Alpha\nline two\n");
-  writeFileSync(join(dir, "b.txt"), "bravo\n");
-  return dir;
-}
+import { freshHome, runCli, workspace } from "./cli-harness.js";
 
 function savedSettings(home: string): unknown {
   const log = new SqliteRunLog(join(home, "stepwise.db"));

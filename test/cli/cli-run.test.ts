@@ -1,16 +1,8 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
-import { CLI, freshHome, runCli } from "./cli-harness.js";
-
-function workspace(home: string): string {
-  const dir = join(home, "ws");
-  mkdirSync(join(dir, "docs"), { recursive: true });
-  writeFileSync(join(dir, "docs", "a.md"), "# Alpha\nline two\n");
-  writeFileSync(join(dir, "b.txt"), "bravo\n");
-  return dir;
-}
+import { CLI, freshHome, runCli, workspace } from "./cli-harness.js";
 
 describe("stepwise demo", () => {
   it("runs every strategy offline and each writes its report", async () => {
