@@ -3,27 +3,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ApprovalDecision, ApprovalDecisions, PendingCall } from "../core/approval.js";
-import type { PermissionPolicy } from "../core/permissions.js";
 import type { PlanApprover, PlanDecision } from "../planning/workflows/plan-approval.js";
 import { CliError } from "./cli-error.js";
-
-export const APPROVAL_MODES = ["none", "writes", "plan", "all"] as const;
-export type ApprovalMode = (typeof APPROVAL_MODES)[number];
-
-export function parseApprovalMode(mode: string): ApprovalMode {
-  if ((APPROVAL_MODES as readonly string[]).includes(mode)) return mode as ApprovalMode;
-  throw new CliError(`unknown approval mode "${mode}"; use one of: ${APPROVAL_MODES.join(", ")}`);
-}
-
-/** `--approval`: which tool calls wait for the user. Questions (ask_user) always do; plans: see `approvesPlans`. */
-export function approvalPolicy(mode: ApprovalMode): PermissionPolicy | undefined {
-  return mode === "writes" || mode === "all" ? {} : undefined;
-}
-
-/** `--approval plan|all`: every new plan waits for the user (the notebook pauses on it, workflows ask before running it). */
-export function approvesPlans(mode: ApprovalMode): boolean {
-  return mode === "plan" || mode === "all";
-}
 
 /** Talks to the user in the terminal; `null` means nobody answered (input closed). */
 export interface DecisionPrompter {

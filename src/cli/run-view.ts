@@ -1,5 +1,5 @@
 import type { AgentEvent } from "../core/events.js";
-import type { Checklist } from "./checklist.js";
+import type { Checklist } from "../runs/checklist.js";
 import { checklistLines, oneLine } from "./checklist-text.js";
 
 /** How a run shows on a terminal: a live checklist, or plain log lines when stdout is not a terminal. */

@@ -1,39 +1,33 @@
 import type { TaskStore } from "../planning/tasks/task-store.js";
 import { stateLookup, taskDetailText, taskListText } from "../planning/tasks/task-text.js";
-import { openSqliteDatabase } from "../stores/sqlite-database.js";
-import { SqliteRunLog } from "../stores/sqlite-run-log.js";
+import { checkTaskStore, type RunStores } from "../runs/run-stores.js";
 import { CliError } from "./cli-error.js";
-import { checkTaskStore, taskStoreFor } from "./task-store-option.js";
+import { openCliStores } from "./run-command.js";
 
 export type TasksOptions = { database: string; store?: string; board?: string };
 
 /** The board to read: --board, else the latest tasks run's board in the SQLite file. */
-function boardFor(opts: TasksOptions): string {
+async function boardFor(opts: TasksOptions, stores: RunStores): Promise<string> {
   if (opts.board) return opts.board;
-  if (opts.store && opts.store !== "sqlite") throw new CliError("name the shared board to read with --board <id>");
-  const log = new SqliteRunLog(opts.database);
-  try {
-    const run = log.listRuns(1000).find((r) => r.strategy === "tasks");
-    if (!run) throw new CliError('no task board yet. Run: stepwise run "<task>" --strategy tasks');
-    return run.id;
-  } finally {
-    log.close();
-  }
+  const run = (await stores.runs.listRuns(1000)).find((r) => r.strategy === "tasks");
+  if (!run) throw new CliError('no task board yet. Run: stepwise run "<task>" --strategy tasks (or name a board with --board <id>)');
+  return run.id;
 }
 
 async function withStore<T>(opts: TasksOptions, use: (store: TaskStore) => Promise<T>): Promise<T> {
-  const boardId = boardFor(opts);
-  const db = openSqliteDatabase(opts.database);
+  // On a shared store the latest board may be anyone's.
+  if (!opts.board && opts.store && opts.store !== "sqlite") throw new CliError("name the shared board to read with --board <id>");
+  const stores = await openCliStores(opts);
   try {
-    const store = taskStoreFor(opts.store, db, boardId);
+    const store = stores.board(await boardFor(opts, stores));
     try {
-      await checkTaskStore(store, opts.store);
+      await checkTaskStore(store, stores.location);
       return await use(store);
     } finally {
       await store.close().catch(() => undefined);
     }
   } finally {
-    db.close();
+    await stores.close();
   }
 }
 

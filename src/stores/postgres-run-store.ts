@@ -97,16 +97,16 @@ export class PostgresRunStore implements RunStore {
     return rows.map(toRecord);
   }
 
-  async acquireLease(runId: string, holder: string, ttlMs: number): Promise<RunLease> {
+  async acquireLease(runId: string, holder: string, ttlMs: number, replacing?: string): Promise<RunLease> {
     // One conditional UPDATE: of several racing takers, the row lock lets exactly one match.
     const { rows } = await this.#query<{ lease_token: string }>(
       `WITH taken AS (
          UPDATE stepwise_runs SET lease_holder = $2, lease_token = lease_token + 1,
            lease_expires = now() + make_interval(secs => $3::float8 / 1000), updated_at = now()
-         WHERE id = $1 AND (lease_holder IS NULL OR lease_expires <= now())
+         WHERE id = $1 AND (lease_holder IS NULL OR lease_expires <= now() OR lease_holder = $4)
          RETURNING lease_token)
        SELECT lease_token, ${NOTIFY} FROM taken`,
-      [runId, holder, ttlMs],
+      [runId, holder, ttlMs, replacing ?? null],
     );
     const taken = rows[0];
     if (taken) return { runId, holder, token: Number(taken.lease_token) };

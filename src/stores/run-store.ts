@@ -48,10 +48,9 @@ export class RunLeaseLostError extends Error {
     readonly runId: string,
     holder: string,
     takenBy: string | null,
+    why = `it was taken over by ${takenBy ?? "another process"}`,
   ) {
-    super(
-      `run ${runId} was taken over by ${takenBy ?? "another process"}: ${holder} no longer holds its lease, so its writes are refused and it stops driving the run`,
-    );
+    super(`run ${runId}: ${why}; ${holder} no longer holds its lease, so its writes are refused and it stops driving the run`);
   }
 }
 
@@ -77,10 +76,11 @@ export interface RunStore {
   /** Newest first. */
   listRuns(limit?: number): Promise<RunRecord[]>;
   /**
-   * Takes the run for `holder`: succeeds only when nobody holds it or the holder's lease expired, and
-   * then exactly one of several racing callers wins; the others get `RunBusyError`.
+   * Takes the run for `holder`: succeeds only when nobody holds it, the holder's lease expired, or the
+   * holder is `replacing` (a holder the caller knows is dead), and then exactly one of several racing
+   * callers wins; the others get `RunBusyError`.
    */
-  acquireLease(runId: string, holder: string, ttlMs: number): Promise<RunLease>;
+  acquireLease(runId: string, holder: string, ttlMs: number, replacing?: string): Promise<RunLease>;
   /** Extends the lease (the driver's heartbeat); `RunLeaseLostError` when it was taken over. */
   renewLease(lease: RunLease, ttlMs: number): Promise<void>;
   /** Lets the run go (its driver stopped); harmless when the lease was already taken over. */

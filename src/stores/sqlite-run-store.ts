@@ -108,14 +108,14 @@ export class SqliteRunStore implements RunStore {
     return rows.map(toRecord);
   }
 
-  async acquireLease(runId: string, holder: string, ttlMs: number): Promise<RunLease> {
+  async acquireLease(runId: string, holder: string, ttlMs: number, replacing?: string): Promise<RunLease> {
     const take = this.#db.transaction(() => {
       const now = Date.now();
       const row = this.#db.prepare("SELECT lease_holder, lease_token, lease_expires FROM runs WHERE id = ?").get(runId) as
         | { lease_holder: string | null; lease_token: number; lease_expires: number | null }
         | undefined;
       if (!row) throw new RunNotFoundError(runId);
-      if (row.lease_holder !== null && (row.lease_expires ?? 0) > now) throw new RunBusyError(runId, row.lease_holder);
+      if (row.lease_holder !== null && row.lease_holder !== replacing && (row.lease_expires ?? 0) > now) throw new RunBusyError(runId, row.lease_holder);
       const token = row.lease_token + 1;
       this.#db
         .prepare("UPDATE runs SET lease_holder = ?, lease_token = ?, lease_expires = ?, updated_at = ? WHERE id = ?")

@@ -7,8 +7,9 @@ import { Writable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { AgentEvent } from "../core/events.js";
 import { runCommand } from "../cli/run-command.js";
-import { openHandles } from "../cli/test-support/open-handles.js";
-import { SqliteRunLog } from "../stores/sqlite-run-log.js";
+import { modelsFor } from "../cli/model-option.js";
+import { openRuns, type Runs } from "../runs/runs.js";
+import { SqliteRunStore } from "../stores/sqlite-run-store.js";
 import { startViewer, type Viewer } from "./viewer-server.js";
 
 const quiet = () => new Writable({ write: (_chunk, _encoding, done) => done() });
@@ -17,6 +18,7 @@ let home: string;
 let workspace: string;
 let database: string;
 let viewer: Viewer;
+let runs: Runs;
 
 beforeEach(async () => {
   home = mkdtempSync(join(tmpdir(), "stepwise-viewer-"));
@@ -24,19 +26,18 @@ beforeEach(async () => {
   mkdirSync(workspace);
   writeFileSync(join(workspace, "notes.md"), "Notes\nline two\n");
   database = join(home, "stepwise.db");
-  viewer = await startViewer({ database, pollMs: 20 });
+  runs = openRuns({ store: database, models: modelsFor });
+  viewer = await startViewer({ runs });
 });
 
 afterEach(async () => {
   await viewer.close();
+  await runs.close();
 });
 
 async function run(strategy: string, approval = "none"): Promise<string> {
   await runCommand("Survey the workspace", { strategy, model: "scripted:demo", workspace, database, approval }, { stdout: quiet(), stderr: quiet() });
-  const log = new SqliteRunLog(database);
-  const id = log.listRuns(1)[0]!.id;
-  log.close();
-  return id;
+  return (await runs.list(1))[0]!.id;
 }
 
 const get = async (path: string) => {
@@ -187,28 +188,29 @@ describe("the event stream", () => {
   });
 
   it("streams events another writer appends while the client listens, with their sequence numbers as ids", async () => {
-    const writer = new SqliteRunLog(database);
-    writer.createRun({ id: "live", task: "t", strategy: "notebook", model: "m" });
-    writer.appendEvent("live", toolEnd(1));
-    let appended = 1;
-    const appender = setInterval(() => {
-      if (appended < 6) writer.appendEvent("live", toolEnd(++appended));
-    }, 15);
+    // Another process's connection to the file: each event it appends reaches the stream live.
+    const writer = new SqliteRunStore(database);
+    const lease = await writer.createRun({ id: "live", task: "t", strategy: "notebook", model: "m" }, {}, "writer", 60_000);
+    await writer.appendEvent(lease, toolEnd(1));
     try {
-      const events = await readEvents("/runs/live/events", (seen) => seen.length >= 6);
+      let appended = 1;
+      const events = await readEvents("/runs/live/events", (seen) => {
+        // The next event is written only once the stream has shown the last one.
+        if (appended < 6 && seen.length >= appended) void writer.appendEvent(lease, toolEnd(++appended));
+        return seen.length >= 6;
+      });
       expect(events.map((e) => e.id)).toEqual(["1", "2", "3", "4", "5", "6"]);
       expect(events.map((e) => e.event.time)).toEqual([1, 2, 3, 4, 5, 6]);
     } finally {
-      clearInterval(appender);
-      writer.close();
+      await writer.close();
     }
   });
 
   it("resumes after Last-Event-ID (or ?after=) on reconnect", async () => {
-    const writer = new SqliteRunLog(database);
-    writer.createRun({ id: "again", task: "t", strategy: "notebook", model: "m" });
-    for (let n = 1; n <= 4; n++) writer.appendEvent("again", toolEnd(n));
-    writer.close();
+    const writer = new SqliteRunStore(database);
+    const lease = await writer.createRun({ id: "again", task: "t", strategy: "notebook", model: "m" }, {}, "writer", 60_000);
+    for (let n = 1; n <= 4; n++) await writer.appendEvent(lease, toolEnd(n));
+    await writer.close();
     const afterHeader = await readEvents("/runs/again/events", (seen) => seen.length >= 1, { "last-event-id": "3" });
     expect(afterHeader.map((e) => e.id)).toEqual(["4"]);
     const afterQuery = await readEvents("/runs/again/events?after=2", (seen) => seen.length >= 2);
@@ -250,24 +252,23 @@ describe("who may use the viewer", () => {
     expect((await rawRequest(new URL("/runs", viewer.url).href, "GET", { host: `localhost:${port}` })).status).toBe(200);
   });
 
-  it("closes the SQLite file when it cannot listen (the port is taken)", async () => {
+  it("stops what it resumed when it cannot listen (the port is taken), and leaves the runs to their owner", async () => {
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
-    const alone = join(home, "alone.db");
     try {
-      await expect(startViewer({ database: alone, port: (taken.address() as AddressInfo).port })).rejects.toThrow(/EADDRINUSE/);
-      expect(openHandles(alone)).toBe(0);
+      await expect(startViewer({ runs, port: (taken.address() as AddressInfo).port })).rejects.toThrow(/EADDRINUSE/);
+      expect(await runs.list()).toEqual([]);
     } finally {
       taken.close();
     }
   });
 
   it("refuses to listen beyond loopback without a token", async () => {
-    await expect(startViewer({ database, host: "0.0.0.0", port: 0 })).rejects.toThrow(/^refusing to serve the viewer on 0\.0\.0\.0 without a token/);
+    await expect(startViewer({ runs, host: "0.0.0.0", port: 0 })).rejects.toThrow(/^refusing to serve the viewer on 0\.0\.0\.0 without a token/);
   });
 
   it("with a token, answers 401 without it and lets the page in with ?token= through an HttpOnly same-site cookie", async () => {
-    const guarded = await startViewer({ database, host: "0.0.0.0", port: 0, token: "s3cret" });
+    const guarded = await startViewer({ runs, host: "0.0.0.0", port: 0, token: "s3cret" });
     try {
       const base = guarded.url.replace("0.0.0.0", "127.0.0.1");
       for (const path of ["/", "/runs", "/assets/viewer.js"]) expect((await fetch(new URL(path, base))).status).toBe(401);

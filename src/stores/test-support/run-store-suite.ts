@@ -126,6 +126,20 @@ export function describeRunStore(name: string, open: () => Promise<RunStoreFixtu
       }
     });
 
+    it("hands a held lease to a taker that names its holder as dead, once", async () => {
+      const run = newRun();
+      const dead = await store.createRun(run, {}, "dead-driver", LONG);
+      const results = await Promise.allSettled([
+        store.acquireLease(run.id, "taker-1", LONG, "dead-driver"),
+        store.acquireLease(run.id, "taker-2", LONG, "dead-driver"),
+      ]);
+      const won = results.filter((r): r is PromiseFulfilledResult<RunLease> => r.status === "fulfilled");
+      expect(won).toHaveLength(1);
+      expect(won[0]?.value.token).toBeGreaterThan(dead.token);
+      const loser = results.find((r) => r.status === "rejected");
+      expect(loser?.status === "rejected" && loser.reason).toEqual(new RunBusyError(run.id, won[0]?.value.holder ?? ""));
+    });
+
     it("keeps decisions for a paused run until its resumer takes them, once", async () => {
       const run = newRun();
       const lease = await store.createRun(run, {}, "driver-1", LONG);

@@ -2,12 +2,12 @@ import type { ApprovalDecisions, PendingCall } from "../core/approval.js";
 import { EventHub, type AgentEvent, type AgentEventListener } from "../core/events.js";
 import type { Workflow } from "../planning/workflows/workflow-trace.js";
 import type { Checklist } from "./checklist.js";
-import { CliError } from "./cli-error.js";
+import { RunInputError } from "./run-input-error.js";
 import type { SessionOutcome, StrategySession } from "./strategy-session.js";
 import { WorkflowProgress } from "./workflow-progress.js";
 
 /**
- * A plan-then-execute workflow in the CLI. Workflows run start to finish: a resumed one starts over
+ * A plan-then-execute workflow as a run. Workflows run start to finish: a resumed one starts over
  * (its steps are not checkpointed).
  */
 export class WorkflowSession implements StrategySession {
@@ -42,7 +42,7 @@ export class WorkflowSession implements StrategySession {
   }
 
   resume(_decisions: ApprovalDecisions, _signal: AbortSignal): Promise<SessionOutcome> {
-    throw new CliError(`the ${this.strategy} workflow does not pause for approval; nothing to resume`);
+    throw new RunInputError(`the ${this.strategy} workflow does not pause for approval; nothing to resume`);
   }
 
   pending(): PendingCall[] {

@@ -14,12 +14,11 @@ import { PlanAndExecute } from "../planning/workflows/plan-and-execute.js";
 import type { PlanApprover } from "../planning/workflows/plan-approval.js";
 import { PlanTool } from "../planning/workflows/plan-tool.js";
 import { Rewoo } from "../planning/workflows/rewoo.js";
-import type { SqliteDatabase } from "../stores/sqlite-database.js";
-import { SqlitePlanStorage } from "../stores/sqlite-plan-storage.js";
+import type { PlanStorage } from "../planning/notebook/plan-storage.js";
 import { AgentSession } from "./agent-session.js";
-import { APPROVAL_MODES, type ApprovalMode } from "./approval-prompt.js";
+import { APPROVAL_MODES, type ApprovalMode } from "./approval-mode.js";
 import { planChecklist, tasksChecklist, todosChecklist } from "./checklist.js";
-import { CliError } from "./cli-error.js";
+import { RunInputError } from "./run-input-error.js";
 import type { StrategySession } from "./strategy-session.js";
 import { WorkflowProgress } from "./workflow-progress.js";
 import { WorkflowSession } from "./workflow-session.js";
@@ -36,8 +35,8 @@ export type StrategyContext = {
   models: ModelsByRole;
   /** The workspace tools (read-only and write). */
   tools: Tool[];
-  /** The embedded SQLite file: plans live there. */
-  db: SqliteDatabase;
+  /** Where the notebook keeps the run's plans; without one they live in its checkpoint. */
+  planStorage?: () => PlanStorage;
   /** Where the board lives: the SQLite file by default, PostgreSQL with --store. */
   taskStore: () => TaskStore;
   permissions?: PermissionPolicy;
@@ -47,6 +46,8 @@ export type StrategyContext = {
    */
   approvePlan?: PlanApprover;
   maxSteps?: number;
+  /** Added last to an agent strategy's plugins (the run layer's checkpoint before tools run). */
+  runPlugins?: Plugin[];
   /** Fold finished plan units out of the context past this many tokens (default: contextFolding's). */
   contextBudget?: number;
 };
@@ -57,7 +58,7 @@ what you did and where the results are.`;
 
 export function parseStrategy(name: string): StrategyName {
   if ((STRATEGIES as readonly string[]).includes(name)) return name as StrategyName;
-  throw new CliError(`unknown strategy "${name}"; use one of: ${STRATEGIES.join(", ")}`);
+  throw new RunInputError(`unknown strategy "${name}"; use one of: ${STRATEGIES.join(", ")}`);
 }
 
 /**
@@ -85,7 +86,7 @@ export function checkApprovalMode(strategy: StrategyName, mode: ApprovalMode): v
   }
   const supported = [...groups].map(([modes, names]) => `${names.join(", ")}: ${modes}`).join("; ");
   const reason = mode === "plan" ? "it cannot pause its plan for approval" : "its workers run tools without asking";
-  throw new CliError(`--approval ${mode} does not work with the ${strategy} strategy (${reason}); supported modes: ${supported}`);
+  throw new RunInputError(`--approval ${mode} does not work with the ${strategy} strategy (${reason}); supported modes: ${supported}`);
 }
 
 export function createSession(strategy: StrategyName, ctx: StrategyContext): StrategySession {
@@ -96,14 +97,14 @@ export function createSession(strategy: StrategyName, ctx: StrategyContext): Str
     systemPrompt: SYSTEM_PROMPT,
     model: ctx.models("agent"),
     tools: [...tools, askUserTool()],
-    plugins: [...plugins, folding()],
+    plugins: [...plugins, folding(), ...(ctx.runPlugins ?? [])],
     ...(ctx.permissions ? { permissions: ctx.permissions } : {}),
     ...(ctx.maxSteps ? { maxSteps: ctx.maxSteps } : {}),
   });
   switch (strategy) {
     case "notebook": {
       const notebook = new PlanNotebook({
-        storage: new SqlitePlanStorage(ctx.db, { scope: ctx.runId }),
+        ...(ctx.planStorage ? { storage: ctx.planStorage() } : {}),
         planApproval: ctx.approvePlan !== undefined,
       });
       const agent = new Agent(agentOptions([notebook], ctx.tools));
