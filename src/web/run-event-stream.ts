@@ -1,9 +1,12 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { RunLog } from "../stores/run-log.js";
+import type { LoggedEvent, RunLog } from "../stores/run-log.js";
 
 const HEARTBEAT_MS = 15_000;
-/** Events read from the log at a time: a long backlog is read page by page as the client takes it. */
-const PAGE_EVENTS = 100;
+/**
+ * Events read from the log at a time: a long backlog is read page by page as the client takes it,
+ * so what a stream holds besides its connection's buffer is at most this many events.
+ */
+const PAGE_EVENTS = 32;
 /** How long a dropped client has to take what was sent and the notice before its connection is cut. */
 const DROPPED_LINGER_MS = 60_000;
 
@@ -79,6 +82,9 @@ export class RunEventStreams {
 
 function follow(log: RunLog, runId: string, after: number, res: ServerResponse, limits: EventStreamLimits, onEnd: () => void): Stream {
   let sentSeq = after;
+  /** The page being written, and the next event of it to write. */
+  let page: LoggedEvent[] = [];
+  let next = 0;
   let waiting = false;
   let ended = false;
   let stallTimer: NodeJS.Timeout | undefined;
@@ -99,11 +105,15 @@ function follow(log: RunLog, runId: string, after: number, res: ServerResponse, 
   const pump = () => {
     if (waiting || ended) return;
     try {
-      for (let page = log.events(runId, sentSeq, PAGE_EVENTS); page.length > 0; page = log.events(runId, sentSeq, PAGE_EVENTS)) {
-        for (const { seq, event } of page) {
-          sentSeq = seq;
-          if (!write(`id: ${seq}\ndata: ${JSON.stringify(event)}\n\n`)) return;
+      for (;;) {
+        if (next === page.length) {
+          page = log.events(runId, sentSeq, PAGE_EVENTS);
+          next = 0;
+          if (page.length === 0) return;
         }
+        const { seq, event } = page[next++]!;
+        sentSeq = seq;
+        if (!write(`id: ${seq}\ndata: ${JSON.stringify(event)}\n\n`)) return;
       }
     } catch (error) {
       // A locked or vanished file: end this stream; the browser reconnects where it stopped.

@@ -288,7 +288,8 @@ describe("event streams under clients that do not read", () => {
     } finally {
       for (const socket of stalled) socket.destroy();
     }
-  });
+    // Heavy by design: about 100 MB go into the stalled connections' kernel buffers first.
+  }, 120_000);
 
   it("drops a client that takes nothing for streamStallMs, ending with an event that says where to resume", async () => {
     await viewer.close();
