@@ -17,8 +17,15 @@ export const STATUS_BY_STOP: Record<SessionOutcome["stopReason"], RunStatus> = {
 /** Where the drive starts: a new task, a restored checkpoint, or a paused run with decisions. */
 export type DriveStart = { kind: "run"; task: string } | { kind: "continue"; task: string } | { kind: "decide"; decisions: ApprovalDecisions };
 
+/**
+ * Filled in by the drive: records every event so far, then saves the checkpoint. The session's
+ * checkpoint-before-tools plugin calls it, so what a kill can lose is only what the tools are doing.
+ */
+export type CheckpointGate = { save?: () => Promise<void> };
+
 export type DriveOptions = {
   store: RunStore;
+  gate: CheckpointGate;
   lease: RunLease;
   leaseMs: number;
   signal: AbortSignal;
@@ -67,6 +74,10 @@ export async function driveSession(session: StrategySession, start: DriveStart, 
     await observer.settled();
     if (lost) throw lost;
   };
+  opts.gate.save = async () => {
+    await settle();
+    await store.saveCheckpoint(lease, session.checkpoint());
+  };
   try {
     const waiting = session.pending();
     let outcome: SessionOutcome;
@@ -86,6 +97,7 @@ export async function driveSession(session: StrategySession, start: DriveStart, 
     await store.updateRun(lease, { status: "failed" }).catch(() => undefined);
     throw error;
   } finally {
+    delete opts.gate.save;
     observer.off();
     heartbeat.stop();
     opts.signal.removeEventListener("abort", stopFromOutside);

@@ -11,7 +11,7 @@ import { workspaceTools } from "../tools/workspace-tools.js";
 import { approvalPolicy, approvesPlans } from "./approval-mode.js";
 import { checkpointBeforeTools } from "./checkpoint-before-tools.js";
 import { holderIsDeadHere, leaseHolderName } from "./lease-holder.js";
-import { driveSession, type DriveStart, type RunOutcome } from "./run-driver.js";
+import { driveSession, type CheckpointGate, type DriveStart, type RunOutcome } from "./run-driver.js";
 import { followRunEvents, RunChanges, type FollowOptions } from "./run-events.js";
 import { RunInputError } from "./run-input-error.js";
 import { mergeSettings, type RunSettings } from "./run-settings.js";
@@ -149,12 +149,10 @@ export function openRuns(opts: RunsOptions): Runs {
     drive: { signal?: AbortSignal; onEvent?: (event: AgentEvent, seq: number) => void },
   ): Promise<RunHandle> => {
     let session: StrategySession | undefined;
-    const save = async () => {
-      if (session) await stores.runs.saveCheckpoint(lease, session.checkpoint());
-    };
+    const gate: CheckpointGate = {};
     let from: DriveStart;
     try {
-      session = await openSession(run, strategy, settings, save);
+      session = await openSession(run, strategy, settings, async () => gate.save?.());
       from = await start(session);
     } catch (error) {
       await session?.close().catch(() => undefined);
@@ -169,6 +167,7 @@ export function openRuns(opts: RunsOptions): Runs {
     const opened = session;
     const done = driveSession(opened, from, {
       store: stores.runs,
+      gate,
       lease,
       leaseMs,
       signal: controller.signal,
