@@ -123,3 +123,5 @@ export type { SqliteRunStoreOptions } from "./stores/sqlite-run-store.js";
 export { PostgresRunStore, RUNS_CHANNEL } from "./stores/postgres-run-store.js";
 export type { PostgresRunStoreOptions } from "./stores/postgres-run-store.js";
 export type { RunSummary } from "./web/viewer-server.js";
+export { PostgresPlanStorage } from "./stores/postgres-plan-storage.js";
+export type { PostgresPlanStorageOptions } from "./stores/postgres-plan-storage.js";

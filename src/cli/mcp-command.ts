@@ -33,8 +33,7 @@ export async function mcpCommand(opts: McpCommandOptions, log: NodeJS.WritableSt
     throw new CliError(error instanceof Error ? error.message : String(error), 1);
   });
   const board = new TaskBoard({ store });
-  const storage = stores.plans(`mcp:${opts.board}`);
-  const notebook = new PlanNotebook(storage ? { storage } : {});
+  const notebook = new PlanNotebook({ storage: await stores.plans(`mcp:${opts.board}`) });
   const tools = [...board.tools(), ...notebook.tools()];
   if (!opts.http) {
     const server = await serveMcpStdio(tools);

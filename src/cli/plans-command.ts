@@ -9,9 +9,11 @@ type StoredPlan = { plan: PlanData; runId: string };
 async function storedPlans(database: string): Promise<StoredPlan[]> {
   const stores = await openCliStores({ database });
   try {
-    return (await stores.runs.listRuns(1000))
-      .filter((run) => run.strategy === "notebook")
-      .flatMap((run) => (stores.plans(run.id)?.list() ?? []).map((plan) => ({ plan, runId: run.id })));
+    const notebookRuns = (await stores.runs.listRuns(1000)).filter((run) => run.strategy === "notebook");
+    const perRun = await Promise.all(
+      notebookRuns.map(async (run) => (await stores.plans(run.id)).list().map((plan) => ({ plan, runId: run.id }))),
+    );
+    return perRun.flat();
   } finally {
     await stores.close();
   }

@@ -1,6 +1,7 @@
 import pg from "pg";
 import type { PlanStorage } from "../planning/notebook/plan-storage.js";
 import type { TaskStore } from "../planning/tasks/task-store.js";
+import { PostgresPlanStorage } from "../stores/postgres-plan-storage.js";
 import { PostgresRunStore } from "../stores/postgres-run-store.js";
 import { PostgresTaskStore } from "../stores/postgres-task-store.js";
 import type { RunStore } from "../stores/run-store.js";
@@ -18,8 +19,8 @@ export interface RunStores {
   /** Where they are, fit to print: a file path, or a URL without its password. */
   readonly location: string;
   readonly runs: RunStore;
-  /** The plans of one scope (a run's id); undefined when this store keeps plans in the run's checkpoint. */
-  plans(scope: string): PlanStorage | undefined;
+  /** The notebook's plans of one scope (a run's id), loaded and ready. */
+  plans(scope: string): Promise<PlanStorage>;
   board(boardId: string): TaskStore;
   close(): Promise<void>;
 }
@@ -41,7 +42,7 @@ function sqliteStores(file: string): RunStores {
   return {
     location: file,
     runs,
-    plans: (scope) => new SqlitePlanStorage(db, { scope }),
+    plans: async (scope) => new SqlitePlanStorage(db, { scope }),
     board: (boardId) => new SqliteTaskStore({ db, boardId }),
     async close() {
       await runs.close();
@@ -57,7 +58,7 @@ function postgresStores(url: string): RunStores {
   return {
     location: redactUrl(url),
     runs: new PostgresRunStore({ pool }),
-    plans: () => undefined,
+    plans: (scope) => PostgresPlanStorage.open({ pool, scope }),
     board: (boardId) => new PostgresTaskStore({ pool, boardId }),
     close: () => pool.end(),
   };

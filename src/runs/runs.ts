@@ -122,7 +122,7 @@ export function openRuns(opts: RunsOptions): Runs {
       board = stores.board(settings.board ?? run.id);
       await checkTaskStore(board, stores.location);
     }
-    const plans = strategy === "notebook" ? stores.plans(run.id) : undefined;
+    const plans = strategy === "notebook" ? await stores.plans(run.id) : undefined;
     const permissions = approvalPolicy(settings.approval);
     const approvePlan = opts.approvePlan ?? nobodyApproves;
     return createSession(strategy, {

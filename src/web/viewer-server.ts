@@ -93,7 +93,14 @@ export async function startViewer(opts: ViewerOptions): Promise<Viewer> {
     const part = match[3];
     if (req.method === "POST" && part === "/decisions") return decide(req, runId);
     if (req.method !== "GET") throw new HttpProblem(405, `${req.method ?? "?"} is not allowed on ${path}`);
-    if (part === "/plans") return runs.stores.plans(runId)?.list() ?? [];
+    if (part === "/plans") {
+      const plans = await runs.stores.plans(runId);
+      try {
+        return plans.list();
+      } finally {
+        plans.close?.();
+      }
+    }
     if (part === "/events") {
       const full = streams.refusal();
       if (full) throw new HttpProblem(503, full.message, { "retry-after": String(full.retryAfterSeconds) });

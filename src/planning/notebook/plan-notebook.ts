@@ -360,7 +360,7 @@ export class PlanNotebook implements Plugin {
    * Stores plans together with which one is current: atomically when the storage can; otherwise
    * plan by plan, putting back the plans already written when one fails.
    */
-  #store(plans: PlanData[], currentId: string | null): void {
+  #store(plans: PlanData[], currentId: string | null): void | Promise<void> {
     if (this.storage.commit) return this.storage.commit(plans, currentId);
     const written: { plan: PlanData; before: PlanData | null }[] = [];
     try {
@@ -439,10 +439,12 @@ export class PlanNotebook implements Plugin {
    */
   async #commit(next: { current: Plan | null; justFinished?: Plan | null }, ...changes: [Plan, PlanChange][]): Promise<void> {
     try {
-      this.#store(
+      const stored = this.#store(
         changes.map(([plan]) => plan.toJSON()),
         next.current?.id ?? null,
       );
+      // Only a storage that writes over the network waits here: a local one stays in step with the call.
+      if (stored) await stored;
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       throw new ToolError(
