@@ -5,6 +5,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { Tool } from "../core/tool.js";
 import { bearerToken, isLoopback, loopbackHostCheck, tokenCheck } from "./http-access.js";
+import { PlanningWatch } from "./mcp-planning-watch.js";
 import { createMcpServer, type McpServerOptions } from "./mcp-server.js";
 
 export interface McpSessionInfo {
@@ -79,10 +80,13 @@ export async function startMcpHttpServer(opts: McpHttpServerOptions): Promise<Mc
   let hostAllowed: (hostHeader: string | undefined) => boolean = () => true;
 
   const toolsFor = (session: McpSessionInfo) => ("tools" in opts ? opts.tools : opts.toolsFactory(session));
+  // One watch of the plans and the board for every session, closed with the server.
+  const watch = opts.planning && !(opts.planning instanceof PlanningWatch) ? new PlanningWatch(opts.planning) : opts.planning;
+  const serverOptions: McpServerOptions = { ...opts, ...(watch ? { planning: watch } : {}) };
 
   async function openSession(): Promise<Session> {
     const id = randomUUID();
-    const server = createMcpServer(await toolsFor({ sessionId: id }), opts);
+    const server = createMcpServer(await toolsFor({ sessionId: id }), serverOptions);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
       onsessioninitialized: () => void sessions.set(id, session),
@@ -177,6 +181,7 @@ export async function startMcpHttpServer(opts: McpHttpServerOptions): Promise<Mc
     url: `http://${host.includes(":") ? `[${host}]` : host}:${port}${ENDPOINT}`,
     async close() {
       await Promise.all([...sessions.values()].map(closeSession));
+      if (watch !== opts.planning) await watch?.close();
       await new Promise<void>((resolve) => {
         httpServer.close(() => resolve());
         httpServer.closeAllConnections();
