@@ -5,7 +5,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { Tool } from "../core/tool.js";
 import { bearerToken, isLoopback, loopbackHostCheck, tokenCheck } from "./http-access.js";
-import { PlanningWatch } from "./mcp-planning-watch.js";
+import { sharedPlanningWatch } from "./mcp-planning-watch.js";
 import { createMcpServer, type McpServerOptions } from "./mcp-server.js";
 
 export interface McpSessionInfo {
@@ -81,8 +81,8 @@ export async function startMcpHttpServer(opts: McpHttpServerOptions): Promise<Mc
 
   const toolsFor = (session: McpSessionInfo) => ("tools" in opts ? opts.tools : opts.toolsFactory(session));
   // One watch of the plans and the board for every session, closed with the server.
-  const watch = opts.planning && !(opts.planning instanceof PlanningWatch) ? new PlanningWatch(opts.planning) : opts.planning;
-  const serverOptions: McpServerOptions = { ...opts, ...(watch ? { planning: watch } : {}) };
+  const planning = await sharedPlanningWatch(opts.planning);
+  const serverOptions: McpServerOptions = { ...opts, ...(planning.watch ? { planning: planning.watch } : {}) };
 
   async function openSession(): Promise<Session> {
     const id = randomUUID();
@@ -181,7 +181,7 @@ export async function startMcpHttpServer(opts: McpHttpServerOptions): Promise<Mc
     url: `http://${host.includes(":") ? `[${host}]` : host}:${port}${ENDPOINT}`,
     async close() {
       await Promise.all([...sessions.values()].map(closeSession));
-      if (watch !== opts.planning) await watch?.close();
+      await planning.close();
       await new Promise<void>((resolve) => {
         httpServer.close(() => resolve());
         httpServer.closeAllConnections();

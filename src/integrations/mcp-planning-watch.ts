@@ -26,8 +26,10 @@ function announces(store: unknown): store is AnnouncingStore {
  */
 export class PlanningWatch {
   readonly sources: McpPlanningSources;
+  /** Settles once the store's announcements are being heard (at once for stores without them). */
+  readonly ready: Promise<void>;
   readonly #listeners = new Set<(uris: string[]) => void>();
-  #stopStore: Promise<(() => Promise<void>) | undefined> | undefined;
+  #stopStore: Promise<(() => Promise<void>) | undefined> = Promise.resolve(undefined);
 
   constructor(sources: McpPlanningSources) {
     this.sources = sources;
@@ -40,11 +42,13 @@ export class PlanningWatch {
       on: () => () => {},
     });
     const board = sources.board;
+    this.ready = this.#stopStore.then(() => {});
     if (!board) return;
     // In-process changes arrive through the board's own events; another process's through the store.
     if (announces(board.store)) {
       const store = board.store;
       this.#stopStore = store.subscribe((change) => this.#announceBoard(change), { onError: () => {} }).catch(() => undefined);
+      this.ready = this.#stopStore.then(() => {});
     } else {
       board.attach({
         agentName: "mcp",
@@ -81,4 +85,18 @@ export class PlanningWatch {
       }
     }
   }
+}
+
+/**
+ * The one watch a server's sessions share: the caller's own, or a new one (closed by `close`),
+ * resolved once it hears the store, so no subscriber misses a change made right after start.
+ */
+export async function sharedPlanningWatch(
+  planning: McpPlanningSources | PlanningWatch | undefined,
+): Promise<{ watch: PlanningWatch | undefined; close: () => Promise<void> }> {
+  if (!planning) return { watch: undefined, close: async () => {} };
+  const owned = !(planning instanceof PlanningWatch);
+  const watch = planning instanceof PlanningWatch ? planning : new PlanningWatch(planning);
+  await watch.ready;
+  return { watch, close: owned ? () => watch.close() : async () => {} };
 }

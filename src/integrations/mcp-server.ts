@@ -6,7 +6,7 @@ import type { JSONSchema } from "zod/v4/core";
 import type { Tool } from "../core/tool.js";
 import { registerPlanningPrompts } from "./mcp-planning-prompts.js";
 import { registerPlanningResources } from "./mcp-planning-resources.js";
-import { PlanningWatch, type McpPlanningSources } from "./mcp-planning-watch.js";
+import { PlanningWatch, sharedPlanningWatch, type McpPlanningSources } from "./mcp-planning-watch.js";
 
 export interface McpServerOptions {
   /** The server name clients see in the handshake (default "stepwise"). */
@@ -97,7 +97,13 @@ export interface RunningMcpServer {
 
 /** Serves `tools` over this process's stdin and stdout (how editors and agent hosts launch MCP servers). */
 export async function serveMcpStdio(tools: readonly Tool[], opts: McpServerOptions = {}): Promise<RunningMcpServer> {
-  const server = createMcpServer(tools, opts);
+  const planning = await sharedPlanningWatch(opts.planning);
+  const server = createMcpServer(tools, { ...opts, ...(planning.watch ? { planning: planning.watch } : {}) });
   await server.connect(new StdioServerTransport());
-  return { close: () => server.close() };
+  return {
+    close: async () => {
+      await server.close();
+      await planning.close();
+    },
+  };
 }
