@@ -68,7 +68,35 @@ export function valueExtent(value: unknown, limits: ValueExtent): ValueExtent {
   return extent;
 }
 
+/**
+ * Why arguments (JSON text, or a value a caller built) are past the limits, as a sentence that says
+ * what is accepted; null when they are within them.
+ */
+export function argumentLimitProblem(args: unknown): string | null {
+  const count = (n: number) => n.toLocaleString("en-US");
+  const tooLong = (length: string) => `The JSON is ${length} characters long; at most ${count(MAX_ARGUMENT_CHARS)} characters are accepted.`;
+  const tooDeep = `The JSON nests objects and arrays more than ${MAX_ARGUMENT_DEPTH} levels deep; at most ${MAX_ARGUMENT_DEPTH} levels are accepted.`;
+  if (typeof args === "string") {
+    if (args.length > MAX_ARGUMENT_CHARS) return tooLong(count(args.length));
+    return jsonTextDepth(args, MAX_ARGUMENT_DEPTH) > MAX_ARGUMENT_DEPTH ? tooDeep : null;
+  }
+  const extent = valueExtent(args, { depth: MAX_ARGUMENT_DEPTH, size: MAX_ARGUMENT_CHARS });
+  if (extent.size > MAX_ARGUMENT_CHARS) return tooLong(`more than ${count(MAX_ARGUMENT_CHARS)}`);
+  return extent.depth > MAX_ARGUMENT_DEPTH ? tooDeep : null;
+}
+
 /** True when JSON text is short and shallow enough to parse and hand to recursive code safely. */
 export function withinArgumentLimits(text: string): boolean {
-  return text.length <= MAX_ARGUMENT_CHARS && jsonTextDepth(text, MAX_ARGUMENT_DEPTH) <= MAX_ARGUMENT_DEPTH;
+  return argumentLimitProblem(text) === null;
+}
+
+/** Parses JSON text a model wrote, refusing text past the limits before parsing it. */
+export function parseJsonWithinLimits(text: string): { value: unknown } | { error: string } {
+  const problem = argumentLimitProblem(text);
+  if (problem) return { error: problem };
+  try {
+    return { value: JSON.parse(text) as unknown };
+  } catch (error) {
+    return { error: error instanceof Error ? error.message : String(error) };
+  }
 }

@@ -1,7 +1,7 @@
 import { z, type ZodType } from "zod";
 import { describeJsonSchema, toJsonSchema } from "./json-schema.js";
 import { repairArguments } from "./argument-repair.js";
-import { jsonTextDepth, MAX_ARGUMENT_CHARS, MAX_ARGUMENT_DEPTH, valueExtent } from "./argument-limits.js";
+import { argumentLimitProblem } from "./argument-limits.js";
 
 /** What a tool returns to the model. `isError` results are shown to the model so it can correct itself. */
 export type ToolResult = { text: string; isError: boolean };
@@ -107,8 +107,9 @@ export function defineTool<S extends ZodType>(def: ToolDefinition<S>): Tool {
 }
 
 function parseArguments(tool: string, args: unknown, shape: string): { value: unknown } | { error: string } {
-  const unbounded = boundsProblem(args);
-  if (unbounded) return { error: `Arguments for tool "${tool}" ${unbounded} Expected: ${shape}` };
+  // Checked before parsing: deep nesting would overflow the stack of the recursive code below.
+  const unbounded = argumentLimitProblem(args);
+  if (unbounded) return { error: `Arguments for tool "${tool}" were refused. ${unbounded} Expected: ${shape}` };
   let value = args;
   if (typeof args === "string") {
     if (args.trim() === "") value = {};
@@ -127,21 +128,6 @@ function parseArguments(tool: string, args: unknown, shape: string): { value: un
     return { error: `Arguments for tool "${tool}" must be a JSON object, got ${got}. Expected: ${shape}` };
   }
   return { value };
-}
-
-/** Why arguments are too deep or too long to look at, or null: checked before any parsing. */
-function boundsProblem(args: unknown): string | null {
-  const count = (n: number) => n.toLocaleString("en-US");
-  const tooLong = (length: string) =>
-    `are ${length} characters of JSON; at most ${count(MAX_ARGUMENT_CHARS)} are accepted. Send less at once.`;
-  const tooDeep = `nest objects and arrays more than ${MAX_ARGUMENT_DEPTH} levels deep; at most ${MAX_ARGUMENT_DEPTH} levels are accepted, counting the arguments object.`;
-  if (typeof args === "string") {
-    if (args.length > MAX_ARGUMENT_CHARS) return tooLong(count(args.length));
-    return jsonTextDepth(args, MAX_ARGUMENT_DEPTH) > MAX_ARGUMENT_DEPTH ? tooDeep : null;
-  }
-  const extent = valueExtent(args, { depth: MAX_ARGUMENT_DEPTH, size: MAX_ARGUMENT_CHARS });
-  if (extent.size > MAX_ARGUMENT_CHARS) return tooLong(`more than ${count(MAX_ARGUMENT_CHARS)}`);
-  return extent.depth > MAX_ARGUMENT_DEPTH ? tooDeep : null;
 }
 
 function formatInvalidArguments(tool: string, issues: readonly z.core.$ZodIssue[], shape: string): string {

@@ -331,7 +331,7 @@ describe("deepest and largest arguments", () => {
             // Text inside a string is only parsed where an object is expected (revise_current_plan's subtask).
             const parsed = form !== "text in a string" || tool.name === "revise_current_plan";
             if (levels + 1 > MAX_ARGUMENT_DEPTH && parsed) {
-              expect(refusedForDepth || result?.text.includes("characters of JSON"), `${tool.name} ${form} ${levels}`).toBe(true);
+              expect(refusedForDepth || result?.text.includes("characters long"), `${tool.name} ${form} ${levels}`).toBe(true);
               deepestRefused = Math.max(deepestRefused, levels + 1);
             } else {
               expect(refusedForDepth, `${tool.name} ${form} ${levels}`).toBe(false);
@@ -343,9 +343,9 @@ describe("deepest and largest arguments", () => {
           const text = `{"content":"${"x".repeat(length - 15)}"}`;
           const result = await attempt(tool, text);
           if (text.length > MAX_ARGUMENT_CHARS) {
-            expect(result?.text).toContain("characters of JSON");
+            expect(result?.text).toContain("characters long");
             largestRefused = Math.max(largestRefused, text.length);
-          } else expect(result?.text ?? "").not.toContain("characters of JSON");
+          } else expect(result?.text ?? "").not.toContain("characters long");
         }
       }
 
