@@ -194,6 +194,14 @@ export class PlanNotebook implements Plugin {
       );
     }
     if (state === "in_progress") this.#checkCanStart(plan, at, "start");
+    const busy = plan.subtasks.findIndex((s) => s.state === "in_progress");
+    if (state === "todo" && busy > at) {
+      throw new ToolError(
+        `Subtask ${busy} '${plan.subtasks[busy]!.name}' is in progress and comes after subtask ${at}, so subtask ${at} cannot ` +
+          `be set back to 'todo': nothing open may come before the subtask in progress. Set subtask ${busy} back to 'todo' first, ` +
+          `or add a new subtask after it with 'revise_current_plan' (action='add') to redo the work.`,
+      );
+    }
     subtask.state = state;
     subtask.finishedAt = state === "abandoned" ? this.#now() : null;
     if (state === "in_progress" && plan.state === "todo") plan.state = "in_progress";
@@ -234,6 +242,14 @@ export class PlanNotebook implements Plugin {
     const plan = this.#requirePlan().clone();
     if (action === "add") {
       const at = this.#checkIndex(plan, index, { allowEnd: true });
+      // Everything before the subtask in progress is done or abandoned; a new todo there would block it.
+      const busy = plan.subtasks.findIndex((s) => s.state === "in_progress");
+      if (busy >= at) {
+        throw new ToolError(
+          `Subtask ${busy} '${plan.subtasks[busy]!.name}' is in progress, and a new subtask cannot go before it. Add it at ` +
+            `subtask_idx ${busy + 1} to ${plan.subtasks.length} (after the subtask in progress), or set subtask ${busy} back to 'todo' first.`,
+        );
+      }
       const missing = (["name", "description", "expectedOutcome"] as const).filter((key) => subtask?.[key] === undefined);
       if (missing.length > 0) {
         throw new ToolError(`To add a subtask, give its ${missing.map(snakeCase).join(", ")} in the 'subtask' argument.`);
