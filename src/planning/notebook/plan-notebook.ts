@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { PluginHosts, type Plugin, type PluginHost } from "../../core/plugin.js";
+import { PluginHosts, type BeforeModelContext, type Plugin, type PluginHost } from "../../core/plugin.js";
 import type { Message } from "../../core/messages.js";
 import { ToolError, type Tool } from "../../core/tool.js";
-import { defaultPlanToHint, finishedPlanHint, wrapHint } from "./hints.js";
+import { defaultPlanToHint, finishedPlanHint, planGuidance, wrapHint, type RecommendedCall } from "./hints.js";
 import { MemoryPlanStorage } from "./memory-plan-storage.js";
 import {
   Plan,
@@ -29,6 +29,11 @@ export type PlanChangeHook = (plan: Plan, change: PlanChange) => void | Promise<
 declare module "../../core/events.js" {
   interface AgentEventMap {
     "plan-updated": { change: PlanChange; plan: Plan };
+    /**
+     * The hint appended to one model request, exactly as the model receives it (AgentScope prints it
+     * with print_hint_msg), and the call it recommends when the default hint names one.
+     */
+    "hint-added": { plugin: string; step: number; text: string; next?: RecommendedCall };
   }
 }
 
@@ -109,17 +114,26 @@ export class PlanNotebook implements Plugin {
 
   /** The hint the next model request gets, wrapped in <system-hint>, or null for none. */
   hint(): string | null {
-    const text =
-      this.#current === null && this.#justFinished !== null && this.#planToHint === defaultPlanToHint
-        ? finishedPlanHint(this.#justFinished)
-        : this.#planToHint(this.#current);
-    return text === null ? null : wrapHint(text);
+    return this.#nextHint().text;
   }
 
-  beforeModel(): Message[] {
-    const hint = this.hint();
+  beforeModel(ctx: BeforeModelContext): Message[] {
+    const { text, next } = this.#nextHint();
     this.#justFinished = null;
-    return hint === null ? [] : [{ role: "user", content: hint }];
+    if (text === null) return [];
+    this.#hosts.emitTo(ctx.agentName, { type: "hint-added", plugin: this.name, step: ctx.step, text, ...(next ? { next } : {}) });
+    return [{ role: "user", content: text }];
+  }
+
+  /** The next hint, and the call it recommends (only the default hint names one). */
+  #nextHint(): { text: string | null; next: RecommendedCall | null } {
+    if (this.#planToHint !== defaultPlanToHint) {
+      const text = this.#planToHint(this.#current);
+      return { text: text === null ? null : wrapHint(text), next: null };
+    }
+    if (this.#current === null && this.#justFinished !== null) return { text: wrapHint(finishedPlanHint(this.#justFinished)), next: null };
+    const guidance = planGuidance(this.#current);
+    return { text: wrapHint(guidance.text), next: guidance.next };
   }
 
   registerPlanChangeHook(name: string, hook: PlanChangeHook): void {
