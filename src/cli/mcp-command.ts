@@ -36,7 +36,7 @@ export async function mcpCommand(opts: McpCommandOptions, log: NodeJS.WritableSt
   const notebook = new PlanNotebook({ storage: await stores.plans(`mcp:${opts.board}`) });
   const tools = [...board.tools(), ...notebook.tools()];
   if (!opts.http) {
-    const server = await serveMcpStdio(tools);
+    const server = await serveMcpStdio(tools, { planning: { notebook, board } });
     return once(async () => {
       await server.close();
       await shutdown();
@@ -45,7 +45,7 @@ export async function mcpCommand(opts: McpCommandOptions, log: NodeJS.WritableSt
   const token = opts.token ?? process.env["STEPWISE_MCP_TOKEN"];
   let server;
   try {
-    server = await startMcpHttpServer({ tools, host: opts.host, port: opts.port, ...(token ? { token } : {}) });
+    server = await startMcpHttpServer({ tools, planning: { notebook, board }, host: opts.host, port: opts.port, ...(token ? { token } : {}) });
   } catch (error) {
     await shutdown();
     throw new CliError(error instanceof Error ? error.message : String(error), 1);
