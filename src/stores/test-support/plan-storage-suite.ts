@@ -1,4 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { Agent } from "../../core/agent.js";
+import { scriptedModel } from "../../models/scripted.js";
 import { Plan, SubTask } from "../../planning/notebook/plan.js";
 import { PlanNotebook } from "../../planning/notebook/plan-notebook.js";
 import type { PlanStorage } from "../../planning/notebook/plan-storage.js";
@@ -71,6 +73,26 @@ export function describePlanStorage(name: string, fixture: () => Promise<PlanSto
       expect(second.currentPlan?.subtasks.map((s) => s.state)).toEqual(["done", "in_progress"]);
       await second.finishPlan("abandoned", "moved on");
       expect(new PlanNotebook({ storage: await open() }).historicalPlans().map((p) => [p.name, p.state])).toEqual([["Persisted", "abandoned"]]);
+    });
+
+    it("applies a turn's calls one after another, each seeing the plan the one before stored", async () => {
+      const notebook = new PlanNotebook({ storage: await open("same-turn") });
+      const model = scriptedModel([
+        { toolCalls: [{ name: "create_plan", arguments: { name: "Report", description: "d", expected_outcome: "o", subtasks: [{ name: "Write", description: "d", expected_outcome: "o" }] } }] },
+        {
+          toolCalls: [
+            { name: "finish_subtask", arguments: { subtask_idx: 0, subtask_outcome: "written" } },
+            { name: "finish_plan", arguments: { state: "done", outcome: "done" } },
+          ],
+        },
+        "Finished.",
+      ]);
+      const agent = new Agent({ model, plugins: [notebook] });
+      await agent.run("Write a report.");
+      const results = agent.memory.filter((m) => m.role === "tool").map((m) => m.content);
+      expect(results[2]).toContain("is finished as 'done'");
+      const reopened = new PlanNotebook({ storage: await open("same-turn") });
+      expect(reopened.historicalPlans().map((p) => [p.name, p.state])).toEqual([["Report", "done"]]);
     });
 
     it("opens on the plan its scope is working on, without a saved state", async () => {
