@@ -256,7 +256,9 @@ export function openRuns(opts: RunsOptions): Runs {
       const run = await stores.runs.getRun(id);
       if (!run) throw new RunNotFoundError(id);
       if (!(await stores.runs.submitDecisions(id, decisions))) {
-        throw new RunInputError(`run ${id} is ${run.status}${run.decided ? " with decisions already submitted" : ""}, not waiting for approval`);
+        throw new RunInputError(
+          run.decided ? `run ${id} already has decisions waiting for a driver (stepwise worker)` : `run ${id} is ${run.status}, not waiting for approval`,
+        );
       }
     },
 

@@ -1,18 +1,20 @@
 import pg from "pg";
-import { afterAll } from "vitest";
 import { PostgresRunStore } from "./postgres-run-store.js";
 import { describeRunStore } from "./test-support/run-store-suite.js";
-import { TEST_DATABASE_URL } from "./test-support/shared-board-workload.js";
+import { freshSchema } from "./test-support/fresh-schema.js";
 
-const pool = new pg.Pool({ connectionString: TEST_DATABASE_URL });
-afterAll(() => pool.end());
-
-// Run ids are fresh UUIDs, so suites running at once on the shared tables never meet.
+// A schema per test: runs left running (the suite's dead drivers) never reach a worker elsewhere.
 describeRunStore("postgres", async () => {
+  const schema = await freshSchema();
+  const pool = new pg.Pool({ connectionString: schema.url });
   const store = new PostgresRunStore({ pool });
   return {
     store,
-    reopen: async () => new PostgresRunStore({ connectionString: TEST_DATABASE_URL }),
-    cleanup: () => store.close(),
+    reopen: async () => new PostgresRunStore({ connectionString: schema.url }),
+    cleanup: async () => {
+      await store.close();
+      await pool.end();
+      await schema.drop();
+    },
   };
 });

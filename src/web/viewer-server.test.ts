@@ -326,6 +326,45 @@ describe("event streams under clients that do not read", () => {
   });
 });
 
+describe("the viewer's HTTP API (/api)", () => {
+  it("lists runs as id, task, strategy, model, status, created, updated, and shows, streams and decides one", async () => {
+    const id = await run("notebook", "plan");
+    const listed = await get("/api/runs");
+    expect(listed.status).toBe(200);
+    expect(listed.body).toHaveLength(1);
+    const [summary] = listed.body as Record<string, string>[];
+    expect(Object.keys(summary!).sort()).toEqual(["created", "id", "model", "status", "strategy", "task", "updated"]);
+    expect(summary).toMatchObject({ id, task: "Survey the workspace", strategy: "notebook", model: "scripted:demo", status: "awaiting-approval" });
+
+    const details = await get(`/api/runs/${id}`);
+    expect(details.body).toMatchObject({ run: { id, status: "awaiting-approval" }, pending: [{ name: "create_plan" }], resuming: false });
+    const backlog = await readEvents(`/api/runs/${id}/events`, (seen) => seen.some((e) => e.event.type === "approval-requested"));
+    expect(backlog[0]).toMatchObject({ id: "1", event: { type: "run-start" } });
+
+    const callId = details.body.pending[0].id as string;
+    expect(await post(`/api/runs/${id}/decisions`, { decisions: { [callId]: { action: "approve" } } })).toEqual({ status: 202, body: { status: "resuming" } });
+    const after = await readEvents(`/api/runs/${id}/events?after=${details.body.lastSeq}`, (seen) => seen.some((e) => e.event.type === "run-end"));
+    expect(after[0]?.event.type).toBe("run-resumed");
+    await expect.poll(async () => (await get(`/api/runs/${id}`)).body.run.status, { timeout: 10_000 }).toBe("finished");
+    expect((await get("/api/runs/nope")).status).toBe(404);
+  });
+
+  it("answers 409 naming the holder when another process holds the paused run, and leaves it paused", async () => {
+    const id = await run("notebook", "plan");
+    const callId = (await get(`/api/runs/${id}`)).body.pending[0].id as string;
+    const elsewhere = new SqliteRunStore(database);
+    const lease = await elsewhere.acquireLease(id, "another-machine:4242:abcd", 60_000);
+    try {
+      const refused = await post(`/api/runs/${id}/decisions`, { decisions: { [callId]: { action: "approve" } } });
+      expect(refused).toEqual({ status: 409, body: { error: `run ${id} is already being resumed by another-machine:4242:abcd` } });
+      expect((await get(`/api/runs/${id}`)).body.run.status).toBe("awaiting-approval");
+    } finally {
+      await elsewhere.releaseLease(lease);
+      await elsewhere.close();
+    }
+  });
+});
+
 /** A request with headers fetch will not let us forge (Host). */
 function rawRequest(url: string, method: string, headers: Record<string, string>, body?: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {

@@ -1,30 +1,8 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
-import pg from "pg";
 
 const SCRIPT = fileURLToPath(new URL("./run-process.mjs", import.meta.url));
-export const TEST_DATABASE = process.env["STEPWISE_TEST_DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test";
-
-/** A schema of its own for one test, so a worker there never meets another test's runs. */
-export async function freshSchema(): Promise<{ url: string; drop(): Promise<void> }> {
-  const schema = `stepwise_runs_${randomUUID().replaceAll("-", "").slice(0, 16)}`;
-  const admin = new pg.Client({ connectionString: TEST_DATABASE });
-  await admin.connect();
-  await admin.query(`CREATE SCHEMA ${schema}`);
-  await admin.end();
-  const url = new URL(TEST_DATABASE);
-  url.searchParams.set("options", `-c search_path=${schema}`);
-  return {
-    url: url.href,
-    async drop() {
-      const client = new pg.Client({ connectionString: TEST_DATABASE });
-      await client.connect();
-      await client.query(`DROP SCHEMA ${schema} CASCADE`);
-      await client.end();
-    },
-  };
-}
+export { freshSchema } from "../../src/stores/test-support/fresh-schema.js";
 
 /** A driver process (test/runs/run-process.mjs) whose output lines can be waited for. */
 export class RunProcess {
