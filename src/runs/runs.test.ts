@@ -179,4 +179,26 @@ describe("openRuns", () => {
     expect(await resumed.done).toMatchObject({ status: "finished", text: "noted 1" });
     expect(seen).toEqual([1]);
   });
+
+  it("leaves a run as it was when a resumer lacks what it needs (its model), for one that has it", async () => {
+    const { dir, file } = freshFile();
+    const seen: number[] = [];
+    const tools = () => [noteTool(seen)];
+    const runs = open(file, { models: () => () => countingModel(2), tools });
+    const run = await runs.start({ task: "note two", strategy: "todos", model: "test:counting", settings: { workspace: dir, maxSteps: 1 } });
+    expect(await run.done).toMatchObject({ status: "max-steps" });
+
+    const keyless = open(file, {
+      models: () => {
+        throw new Error("no API key for test:counting here");
+      },
+      tools,
+    });
+    await expect(keyless.resume(run.id)).rejects.toThrow("no API key for test:counting here");
+    expect(await keyless.get(run.id)).toMatchObject({ status: "max-steps", lease: null });
+
+    const resumed = await open(file, { models: () => () => countingModel(2), tools }).resume(run.id, undefined, { settings: { maxSteps: 10 } });
+    expect(await resumed.done).toMatchObject({ status: "finished", text: "noted 2" });
+    expect(seen).toEqual([1, 2]);
+  });
 });

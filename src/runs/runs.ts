@@ -139,8 +139,13 @@ export function openRuns(opts: RunsOptions): Runs {
     });
   };
 
-  /** Builds the session, drives it in the background, closes it when the drive stops. */
+  /**
+   * Builds the session, drives it in the background, closes it when the drive stops. A session that
+   * cannot be built fails a new run; a resumed one is left as it was, for a process that has what it
+   * needs (its model's key, its tools).
+   */
   const launch = async (
+    isNew: boolean,
     run: Pick<RunRecord, "id" | "task" | "model">,
     strategy: StrategyName,
     settings: RunSettings,
@@ -156,7 +161,7 @@ export function openRuns(opts: RunsOptions): Runs {
       from = await start(session);
     } catch (error) {
       await session?.close().catch(() => undefined);
-      await stores.runs.updateRun(lease, { status: "failed" }).catch(() => undefined);
+      if (isNew) await stores.runs.updateRun(lease, { status: "failed" }).catch(() => undefined);
       await stores.runs.releaseLease(lease).catch(() => undefined);
       throw error;
     }
@@ -211,7 +216,7 @@ export function openRuns(opts: RunsOptions): Runs {
       modelsFor(id, model, strategy);
       const run = { id, task: start.task, strategy, model };
       const lease = await stores.runs.createRun(run, settings, holder, leaseMs);
-      return launch(run, strategy, settings, lease, async () => ({ kind: "run", task: start.task }), start);
+      return launch(true, run, strategy, settings, lease, async () => ({ kind: "run", task: start.task }), start);
     },
 
     async resume(id, decisions, resume = {}) {
@@ -233,6 +238,7 @@ export function openRuns(opts: RunsOptions): Runs {
         throw error;
       }
       return launch(
+        false,
         run,
         strategy,
         settings,
