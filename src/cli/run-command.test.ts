@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
@@ -23,5 +23,32 @@ describe("runCommand", () => {
     const store = new SqliteRunStore(database);
     expect(await store.listRuns()).toEqual([]);
     await store.close();
+  });
+
+  it("opens the SQLite file once for a whole run: runs, events, checkpoints, plans and the board share one connection", async () => {
+    const home = mkdtempSync(join(tmpdir(), "stepwise-run-"));
+    const workspace = join(home, "ws");
+    mkdirSync(workspace);
+    writeFileSync(join(workspace, "a.txt"), "alpha\n");
+    const database = join(home, "stepwise.db");
+    // What one connection holds: the file, its write-ahead log and its shared memory.
+    const one = new SqliteRunStore(database);
+    await one.listRuns();
+    const perConnection = openHandles(database);
+    await one.close();
+    for (const strategy of ["notebook", "tasks"]) {
+      let most = 0;
+      // Every line the run prints is a moment to count.
+      const counting = new Writable({
+        write: (_chunk, _encoding, done) => {
+          most = Math.max(most, openHandles(database));
+          done();
+        },
+      });
+      expect(await runCommand("Report", { strategy, model: "scripted:demo", workspace, database }, { stdout: counting, stderr: quiet() })).toBe(0);
+      expect(most, strategy).toBeGreaterThan(0);
+      expect(most, strategy).toBeLessThanOrEqual(perConnection);
+    }
+    expect(openHandles(database)).toBe(0);
   });
 });
