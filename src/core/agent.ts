@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { ABORTED, linkSignals, raceAbort } from "./abort.js";
 import type { ApprovalDecision, ApprovalDecisions, PendingCall, PendingTurn } from "./approval.js";
+import { boundedQuote } from "./bounded-quote.js";
 import { EventHub, stampEvent, type AgentEvent, type AgentEventInit, type AgentEventListener } from "./events.js";
 import { cloneMessages, type AssistantMessage, type Message, type ToolCall, type ToolMessage } from "./messages.js";
 import { addUsage, type ChatModel, type Usage } from "./model.js";
@@ -416,7 +417,7 @@ export class Agent {
     if (refusal !== undefined) return { result: { text: refusal, isError: true }, refused: true };
     const tool = this.toolkit.get(call.name);
     if (!tool) {
-      const text = `Unknown tool "${call.name}". Available tools: ${this.toolkit.names.join(", ") || "none"}.`;
+      const text = `Unknown tool ${boundedQuote(call.name, 64)}. Available tools: ${this.toolkit.names.join(", ") || "none"}.`;
       return { result: { text, isError: true }, refused: true };
     }
     const decision = decidePermission(this.permissions, call, tool, this.#planningToolNames.has(call.name));
