@@ -67,6 +67,8 @@ export { workspaceTools, readOnlyWorkspaceTools } from "./tools/workspace-tools.
 export type { WorkspaceToolsOptions } from "./tools/workspace-tools.js";
 export { DEFAULT_WORKSPACE_LIMITS } from "./tools/workspace-limits.js";
 export type { WorkspaceLimits } from "./tools/workspace-limits.js";
+export { DEFAULT_PROTECTED_PATHS } from "./tools/protected-paths.js";
+export type { ProtectedPaths } from "./tools/protected-paths.js";
 export { mcpTools } from "./integrations/mcp-tools.js";
 export type { McpTools, McpServerSpec, McpStdioServerSpec, McpHttpServerSpec } from "./integrations/mcp-tools.js";
 export { aiSdkPlanning } from "./integrations/ai-sdk-planning.js";
