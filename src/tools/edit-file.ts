@@ -47,7 +47,7 @@ async function edit(file: Located, oldText: string, newText: string, replaceAll:
     if (oldText === newText) throw new ToolError("old_text and new_text are the same, so nothing would change. Send the text you want instead.");
     try {
       // A new file renamed over the old one, keeping its permissions (see HeldFolder.replace).
-      await file.folder.replace(file.name as string, text.split(oldText).join(newText), stats.mode & 0o7777);
+      await file.folder.replace(file.name as string, text.split(oldText).join(newText), stats.mode & 0o777);
     } catch (error) {
       throw fileError(error, file.relative);
     }

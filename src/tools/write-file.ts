@@ -19,7 +19,7 @@ export function writeFileTool(workspace: WorkspaceRoot): Tool {
         // A hard-linked file is fine here: it is replaced by a new file, the shared inode is left alone.
         if (file.kind === "other" && file.stats) throw notARegularFile(file.stats, file.relative);
         try {
-          await file.folder.replace(file.name, content, file.stats ? file.stats.mode & 0o7777 : undefined);
+          await file.folder.replace(file.name, content, file.stats ? file.stats.mode & 0o777 : undefined);
         } catch (error) {
           throw fileError(error, file.relative);
         }
