@@ -1,11 +1,15 @@
 import type { Stats } from "node:fs";
 import { boundedQuote } from "../core/bounded-quote.js";
 import { ToolError } from "../core/tool.js";
+import { MovedError } from "./held-folder.js";
 
 /** Turns a file-system failure into a message the model can act on, naming the path it used. */
 export function fileError(error: unknown, relative: string): Error {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   const where = boundedQuote(relative);
+  if (error instanceof MovedError) {
+    return new ToolError(`${where} ${error.message}, so it was left alone; nothing outside the workspace was touched. Try again.`);
+  }
   switch (code) {
     case "ENOENT":
       return new ToolError(`Nothing exists at ${where}. Call list_dir to see which files and folders exist.`);

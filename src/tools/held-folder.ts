@@ -100,6 +100,7 @@ export class HeldFolder {
 
   /** Creates the sub-folder `name` (a link or file already there makes it fail, never followed). */
   async makeFolder(name: string): Promise<void> {
+    await this.verify(this.handle, true);
     try {
       await mkdir(this.entry(name));
     } catch (error) {
@@ -114,6 +115,7 @@ export class HeldFolder {
    */
   async replace(name: string, text: string, mode?: number): Promise<void> {
     const temporary = `.stepwise-${randomBytes(6).toString("hex")}.tmp`;
+    await this.verify(this.handle, true);
     const handle = await open(this.entry(temporary), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode ?? 0o666);
     try {
       try {
@@ -122,7 +124,7 @@ export class HeldFolder {
       } finally {
         await handle.close();
       }
-      await this.verify(this.handle, true);
+      await this.verify(this.handle, true); // again: the folder may have been moved while the file was written
       await rename(this.entry(temporary), this.entry(name));
     } catch (error) {
       await unlink(this.entry(temporary)).catch(() => undefined);
