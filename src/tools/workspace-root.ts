@@ -164,7 +164,7 @@ export class WorkspaceRoot {
 
 function steps(relative: string, fromLink: boolean): Step[] {
   return relative
-    .split(/[\\/]/)
+    .split(path.sep)
     .filter((name) => name !== "")
     .map((name) => ({ name, fromLink }));
 }
