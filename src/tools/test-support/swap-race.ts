@@ -1,6 +1,6 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
-import { startFolderSwapper } from "./folder-swapper.js";
+import { startSwapper } from "./swapper.js";
 import { tempWorkspace } from "./temp-workspace.js";
 
 export const OUTSIDE_SECRET = "outside-secret-3141";
@@ -19,11 +19,12 @@ export type SwapRace = {
 
 /**
  * The attack from outside review: while a second process swaps the workspace folder `d` for a link
- * to a folder outside, every file tool is called on paths in `d`, `rounds` times each. Any outside
+ * to a folder outside, and the file `f.txt` for a link to a file outside, every file tool is called
+ * on paths through them, `rounds` times each. Any outside
  * content in a result, or any change to the outside folder, is an escape.
  */
 export async function runSwapRace(rounds: number): Promise<SwapRace> {
-  const ws = tempWorkspace({ "d/secret.txt": "inside text", "d/target.txt": "marker", "d/sub/note.txt": "inside note" });
+  const ws = tempWorkspace({ "d/secret.txt": "inside text", "d/target.txt": "marker", "d/sub/note.txt": "inside note", "f.txt": "marker" });
   try {
     writeFileSync(path.join(ws.outside, "secret.txt"), OUTSIDE_SECRET);
     writeFileSync(path.join(ws.outside, "target.txt"), `marker ${OUTSIDE_SECRET}`);
@@ -37,9 +38,15 @@ export async function runSwapRace(rounds: number): Promise<SwapRace> {
       ["list_dir", { path: "d", recursive: true }],
       ["search", { pattern: "secret", path: "d" }],
       ["search", { pattern: OUTSIDE_SECRET.slice(0, 14), path: "." }],
+      ["read_file", { path: "f.txt" }],
+      ["edit_file", { path: "f.txt", old_text: "marker", new_text: "marker!" }],
+      ["write_file", { path: "f.txt", content: "marker" }],
     ];
     const race: SwapRace = { calls: 0, refused: 0, swaps: 0, escapes: [] };
-    const swapper = await startFolderSwapper(path.join(ws.root, "d"), ws.outside);
+    const swapper = await startSwapper([
+      { place: path.join(ws.root, "d"), target: ws.outside },
+      { place: path.join(ws.root, "f.txt"), target: path.join(ws.outside, "target.txt") },
+    ]);
     try {
       for (let round = 0; round < rounds; round++) {
         for (const [name, args] of calls) {
