@@ -37,7 +37,7 @@ export class HeldFolder {
 
   /** Opens the root itself (its real path): the start of every walk. */
   static async openRoot(realRoot: string): Promise<HeldFolder> {
-    const handle = await open(realRoot, O_RDONLY | O_DIRECTORY);
+    const handle = await open(realRoot, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
     return new HeldFolder(handle, realRoot, "", await handle.stat());
   }
 
