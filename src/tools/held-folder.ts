@@ -13,7 +13,7 @@ const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_DIRECTORY, O_NONBLOCK
  * is named by path string instead and the opened descriptor cannot be read back, so a folder swapped
  * between two steps of a walk can still lead one step astray: confinement there is best effort.
  */
-const BENEATH = process.platform === "linux" && existsSync("/proc/self/fd");
+export const BENEATH = process.platform === "linux" && existsSync("/proc/self/fd");
 
 /** Thrown when something was opened that is not what the walk checked, or that lies outside the root. */
 export class MovedError extends Error {
@@ -33,17 +33,19 @@ export class HeldFolder {
     /** Real path relative to the root, "/"-separated; "" for the root itself. */
     readonly relative: string,
     readonly stats: Stats,
+    /** Children are named through the descriptor (see BENEATH), else by path string. */
+    private readonly beneath: boolean,
   ) {}
 
   /** Opens the root itself (its real path): the start of every walk. */
-  static async openRoot(realRoot: string): Promise<HeldFolder> {
+  static async openRoot(realRoot: string, beneath = BENEATH): Promise<HeldFolder> {
     const handle = await open(realRoot, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
-    return new HeldFolder(handle, realRoot, "", await handle.stat());
+    return new HeldFolder(handle, realRoot, "", await handle.stat(), beneath);
   }
 
   /** Where a child `name` is, as a path the kernel resolves through this folder's descriptor. */
   entry(name: string): string {
-    return BENEATH ? `/proc/self/fd/${this.handle.fd}/${name}` : path.join(this.root, this.relative, name);
+    return this.beneath ? `/proc/self/fd/${this.handle.fd}/${name}` : path.join(this.root, this.relative, name);
   }
 
   /** The relative path of a child, "/"-separated. */
@@ -66,7 +68,7 @@ export class HeldFolder {
   }
 
   async names(): Promise<string[]> {
-    return readdir(BENEATH ? `/proc/self/fd/${this.handle.fd}` : path.join(this.root, this.relative));
+    return readdir(this.beneath ? `/proc/self/fd/${this.handle.fd}` : path.join(this.root, this.relative));
   }
 
   /** Opens the sub-folder `name`; a link or anything but a folder in its place is refused. */
@@ -75,7 +77,7 @@ export class HeldFolder {
     try {
       const stats = await handle.stat();
       await this.verify(handle, stats.isDirectory());
-      return new HeldFolder(handle, this.root, this.childRelative(name), stats);
+      return new HeldFolder(handle, this.root, this.childRelative(name), stats, this.beneath);
     } catch (error) {
       await handle.close();
       throw error;
@@ -139,7 +141,7 @@ export class HeldFolder {
   /** The descriptor is of the expected kind and, read back from the kernel, inside the root. */
   private async verify(handle: FileHandle, expectedKind: boolean): Promise<void> {
     if (!expectedKind) throw new MovedError("changed kind while it was being opened");
-    if (!BENEATH) return;
+    if (!this.beneath) return;
     const real = await readlink(`/proc/self/fd/${handle.fd}`);
     if (this.root !== "/" && real !== this.root && !real.startsWith(`${this.root}/`)) throw new MovedError("was moved outside the workspace");
   }
