@@ -35,6 +35,11 @@ const ACCEPTED = 'Use a path inside the workspace, relative to its root, with "/
 // could read a different path from the one we checked, so they are refused rather than taken literally.
 const ENCODED_PATH_CHARACTER = /%(2e|2f|5c|25|00|c0|c1)/i;
 const WINDOWS_DRIVE = /^[A-Za-z]:\//;
+/**
+ * Linux's PATH_MAX. A walk name by name is not held to it by the kernel, so without this a write
+ * could create folders thousands deep.
+ */
+const MAX_PATH_CHARS = 4_096;
 /** As the kernel's limit: more links than this on one path is a loop. */
 const MAX_LINKS = 40;
 /** How often one step is retried when what is there changes under it (a swap in progress). */
@@ -189,6 +194,7 @@ async function outsideReason(target: string): Promise<string> {
 }
 
 function normalizeSpelling(requested: string): string {
+  if (requested.length > MAX_PATH_CHARS) throw fileError(Object.assign(new Error("too long"), { code: "ENAMETOOLONG" }), requested);
   if (requested.includes("\0")) throw refusal(requested, "contains a NUL character");
   const encoded = ENCODED_PATH_CHARACTER.exec(requested);
   if (encoded) throw refusal(requested, `contains the percent-encoded sequence "${encoded[0]}"; paths are taken literally, never decoded`);
