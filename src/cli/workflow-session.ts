@@ -1,6 +1,6 @@
 import type { ApprovalDecisions, PendingCall } from "../core/approval.js";
 import { EventHub, type AgentEvent, type AgentEventListener } from "../core/events.js";
-import type { Workflow } from "../planning/workflows/workflow-trace.js";
+import type { Workflow } from "../planning/workflows/workflow.js";
 import type { Checklist } from "./checklist.js";
 import { CliError } from "./cli-error.js";
 import type { SessionOutcome, StrategySession } from "./strategy-session.js";

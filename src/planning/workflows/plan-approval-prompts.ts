@@ -1,6 +1,6 @@
 // What planners, executors and callers read about the user's review of a plan. plan-approval-prompts.test.ts checks them.
 import { alignLists } from "../plan-edits/list-alignment.js";
-import type { PlanReview } from "./workflow-trace.js";
+import type { PlanReview } from "./plan-review.js";
 
 /** One line per change the user's edit made to the proposed steps, numbered 1-based as in the edited plan. */
 export function stepEditChanges(proposed: readonly string[], edited: readonly string[]): string[] {

@@ -1,8 +1,6 @@
 import type { AgentEventInit } from "../../core/events.js";
-import type { PlanReview, WorkflowKind } from "./workflow-trace.js";
-
-/** The user's answer to a proposed plan: run it, run their edited steps instead, or re-plan with their feedback. */
-export type PlanDecision = { action: "approve" } | { action: "edit"; steps: string[] } | { action: "reject"; feedback: string };
+import type { PlanDecision, PlanReview } from "./plan-review.js";
+import type { WorkflowKind } from "./workflow-trace.js";
 
 /** Asks the user about a plan before it runs (a terminal prompt, a web form, a test script). */
 export type PlanApprover = (plan: { task: string; steps: string[] }) => Promise<PlanDecision>;

@@ -1,6 +1,7 @@
 import { stampEvent, type AgentEventInit, type AgentEventListener } from "../../core/events.js";
 import "./workflow-events.js";
-import type { PlannedStep, PlanRound, StepRecord, WorkflowKind, WorkflowResult, WorkflowTrace } from "./workflow-trace.js";
+import type { WorkflowResult } from "./workflow.js";
+import type { PlannedStep, PlanRound, StepRecord, WorkflowKind, WorkflowTrace } from "./workflow-trace.js";
 
 /** Where a workflow's events go: a listener the user passed, and/or the agents a plugin is attached to. */
 export type WorkflowEventSink = (event: AgentEventInit) => void;

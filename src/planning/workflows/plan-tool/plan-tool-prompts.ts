@@ -1,6 +1,6 @@
 // Everything the plan tool's models read. Prompts are code: plan-tool-prompts.test.ts checks what each must say.
-import { planRejectedAnswer, rejectedPlanFeedback } from "./plan-approval-prompts.js";
-import type { PlanReview } from "./workflow-trace.js";
+import { planRejectedAnswer, rejectedPlanFeedback } from "../plan-approval-prompts.js";
+import type { PlanReview } from "../plan-review.js";
 
 export const PLAN_TOOL_NAME = "plan";
 

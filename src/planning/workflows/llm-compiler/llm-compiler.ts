@@ -1,19 +1,20 @@
 import { z } from "zod";
-import { linkSignals } from "../../core/abort.js";
-import type { AgentEventListener } from "../../core/events.js";
-import type { Message } from "../../core/messages.js";
-import type { ChatModel } from "../../core/model.js";
-import type { Tool, ToolResult } from "../../core/tool.js";
-import { Toolkit } from "../../core/toolkit.js";
+import { linkSignals } from "../../../core/abort.js";
+import type { AgentEventListener } from "../../../core/events.js";
+import type { Message } from "../../../core/messages.js";
+import type { ChatModel } from "../../../core/model.js";
+import type { Tool, ToolResult } from "../../../core/tool.js";
+import { Toolkit } from "../../../core/toolkit.js";
 import { CompilerPlanParser, type CompilerTask, type PlanParseEvent } from "./compiler-plan-parser.js";
-import { readJsonReply } from "./json-reply.js";
+import { readJsonReply } from "../json-reply.js";
 import { compilerPlannerPrompt, compilerReplanInput, joinerPrompt, type FinishedTaskView } from "./llm-compiler-prompts.js";
-import { requestReply } from "./model-reply.js";
+import { requestReply } from "../model-reply.js";
 import { TaskDagScheduler } from "./task-dag-scheduler.js";
 import { substituteTaskResults } from "./task-references.js";
-import { toolCatalog } from "./tool-catalog.js";
-import { listenerSink, WorkflowRecorder } from "./workflow-recorder.js";
-import type { PlannedStep, Workflow, WorkflowResult, WorkflowRunOptions } from "./workflow-trace.js";
+import { toolCatalog } from "../tool-catalog.js";
+import { listenerSink, WorkflowRecorder } from "../workflow-recorder.js";
+import type { Workflow, WorkflowResult, WorkflowRunOptions } from "../workflow.js";
+import type { PlannedStep } from "../workflow-trace.js";
 
 export interface LLMCompilerOptions {
   /** Plans, and joins unless `joinerModel` is given. Streaming models let tasks start mid-plan. */

@@ -1,12 +1,12 @@
 import { z } from "zod";
-import type { AgentOptions } from "../../core/agent.js";
-import type { AgentEventListener } from "../../core/events.js";
-import type { Message } from "../../core/messages.js";
-import type { ChatModel } from "../../core/model.js";
-import type { Plugin } from "../../core/plugin.js";
-import type { Tool } from "../../core/tool.js";
-import { readJsonReply } from "./json-reply.js";
-import { requestReply } from "./model-reply.js";
+import type { AgentOptions } from "../../../core/agent.js";
+import type { AgentEventListener } from "../../../core/events.js";
+import type { Message } from "../../../core/messages.js";
+import type { ChatModel } from "../../../core/model.js";
+import type { Plugin } from "../../../core/plugin.js";
+import type { Tool } from "../../../core/tool.js";
+import { readJsonReply } from "../json-reply.js";
+import { requestReply } from "../model-reply.js";
 import {
   historySummaryPrompt,
   replannerPrompt,
@@ -16,12 +16,13 @@ import {
   stepPlannerRejectedNote,
   stepPlannerRetryNote,
 } from "./plan-and-execute-prompts.js";
-import { planWithReview, type PlanApprover, type PlannerAttempt } from "./plan-approval.js";
-import { planRejectedAnswer, planReviewNote } from "./plan-approval-prompts.js";
-import { runSubAgent, type SubAgentOutcome } from "./sub-agent.js";
+import { planWithReview, type PlanApprover, type PlannerAttempt } from "../plan-approval.js";
+import { planRejectedAnswer, planReviewNote } from "../plan-approval-prompts.js";
+import { runSubAgent, type SubAgentOutcome } from "../sub-agent.js";
 import { renderSteps, StepHistory, type CompletedStep } from "./step-history.js";
-import { listenerSink, WorkflowRecorder } from "./workflow-recorder.js";
-import type { PlannedStep, Workflow, WorkflowResult, WorkflowRunOptions } from "./workflow-trace.js";
+import { listenerSink, WorkflowRecorder } from "../workflow-recorder.js";
+import type { Workflow, WorkflowResult, WorkflowRunOptions } from "../workflow.js";
+import type { PlannedStep } from "../workflow-trace.js";
 
 export interface PlanAndExecuteOptions {
   /** Plans, replans and summarizes unless the more specific models are given. */

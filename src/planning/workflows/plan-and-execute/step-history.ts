@@ -1,4 +1,4 @@
-import { estimateTokens } from "../../core/tokens.js";
+import { estimateTokens } from "../../../core/tokens.js";
 
 export type CompletedStep = { id: string; step: string; result: string };
 

@@ -1,5 +1,5 @@
 // The LLM compiler's references to earlier task results: "$3" or "${3}" inside a task's arguments.
-import { collectStrings, mapStrings } from "./json-strings.js";
+import { collectStrings, mapStrings } from "../json-strings.js";
 
 // Greedy digits make "$10" one reference, never "$1" followed by "0".
 const REFERENCE = /\$\{(\d+)\}|\$(\d+)/g;

@@ -1,12 +1,12 @@
 import { z } from "zod";
-import { Agent, type AgentOptions } from "../../core/agent.js";
-import type { AgentEventListener } from "../../core/events.js";
-import type { ChatModel } from "../../core/model.js";
-import { PluginHosts, type Plugin, type PluginHost } from "../../core/plugin.js";
-import { defineTool, type Tool } from "../../core/tool.js";
-import { readJsonReply } from "./json-reply.js";
-import { planWithReview, type PlanApprover, type PlannerAttempt } from "./plan-approval.js";
-import { planReviewNote } from "./plan-approval-prompts.js";
+import { Agent, type AgentOptions } from "../../../core/agent.js";
+import type { AgentEventListener } from "../../../core/events.js";
+import type { ChatModel } from "../../../core/model.js";
+import { PluginHosts, type Plugin, type PluginHost } from "../../../core/plugin.js";
+import { defineTool, type Tool } from "../../../core/tool.js";
+import { readJsonReply } from "../json-reply.js";
+import { planWithReview, type PlanApprover, type PlannerAttempt } from "../plan-approval.js";
+import { planReviewNote } from "../plan-approval-prompts.js";
 import {
   PLAN_TOOL_DESCRIPTION,
   PLAN_TOOL_NAME,
@@ -18,9 +18,9 @@ import {
   SUBTASK_SYSTEM_PROMPT,
   subtaskInput,
 } from "./plan-tool-prompts.js";
-import { runSubAgent, type SubAgentOutcome } from "./sub-agent.js";
-import { listenerSink, WorkflowRecorder, type WorkflowEventSink } from "./workflow-recorder.js";
-import type { Workflow, WorkflowResult, WorkflowRunOptions } from "./workflow-trace.js";
+import { runSubAgent, type SubAgentOutcome } from "../sub-agent.js";
+import { listenerSink, WorkflowRecorder, type WorkflowEventSink } from "../workflow-recorder.js";
+import type { Workflow, WorkflowResult, WorkflowRunOptions } from "../workflow.js";
 
 export interface PlanToolOptions {
   /** Plans and executes unless `plannerModel` / `executorModel` say otherwise. */

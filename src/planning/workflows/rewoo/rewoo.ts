@@ -1,15 +1,15 @@
-import type { AgentEventListener } from "../../core/events.js";
-import type { Message } from "../../core/messages.js";
-import type { ChatModel } from "../../core/model.js";
-import type { Tool } from "../../core/tool.js";
-import { Toolkit } from "../../core/toolkit.js";
+import type { AgentEventListener } from "../../../core/events.js";
+import type { Message } from "../../../core/messages.js";
+import type { ChatModel } from "../../../core/model.js";
+import type { Tool } from "../../../core/tool.js";
+import { Toolkit } from "../../../core/toolkit.js";
 import { referencedVariables, substituteEvidence } from "./evidence-variables.js";
-import { requestReply } from "./model-reply.js";
+import { requestReply } from "../model-reply.js";
 import { LLM_WORKER, parseRewooPlan, type RewooStep } from "./rewoo-plan-parser.js";
 import { rewooPlannerPrompt, rewooRetryNote, rewooSolverPrompt } from "./rewoo-prompts.js";
-import { toolCatalog } from "./tool-catalog.js";
-import { listenerSink, WorkflowRecorder } from "./workflow-recorder.js";
-import type { Workflow, WorkflowResult, WorkflowRunOptions } from "./workflow-trace.js";
+import { toolCatalog } from "../tool-catalog.js";
+import { listenerSink, WorkflowRecorder } from "../workflow-recorder.js";
+import type { Workflow, WorkflowResult, WorkflowRunOptions } from "../workflow.js";
 
 export interface RewooOptions {
   /** Plans, and also works the LLM steps and solves unless `workerModel` / `solverModel` are given. */

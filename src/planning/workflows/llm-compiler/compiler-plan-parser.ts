@@ -1,5 +1,5 @@
-import type { AssistantMessage } from "../../core/messages.js";
-import type { Tool } from "../../core/tool.js";
+import type { AssistantMessage } from "../../../core/messages.js";
+import type { Tool } from "../../../core/tool.js";
 import { parseCallArguments } from "./call-arguments.js";
 import { referencedTasks } from "./task-references.js";
 
