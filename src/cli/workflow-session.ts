@@ -29,8 +29,8 @@ export class WorkflowSession implements StrategySession {
       this.#hub.emit(event);
     });
     try {
-      const result = await workflow.run(task, { signal });
-      return { text: result.answer, stopReason: "final" };
+      const outcome = await workflow.run(task, { signal });
+      return { text: outcome.text, stopReason: outcome.stopReason === "aborted" ? "aborted" : "final" };
     } catch (error) {
       if (signal.aborted) return { text: "", stopReason: "aborted" };
       throw error;

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { linkSignals } from "../../../core/abort.js";
 import type { AgentEventListener } from "../../../core/events.js";
-import type { Message } from "../../../core/messages.js";
+import type { AssistantMessage, Message } from "../../../core/messages.js";
 import type { ChatModel } from "../../../core/model.js";
 import type { Tool, ToolResult } from "../../../core/tool.js";
 import { Toolkit } from "../../../core/toolkit.js";
@@ -12,8 +12,8 @@ import { requestReply } from "../model-reply.js";
 import { TaskDagScheduler } from "./task-dag-scheduler.js";
 import { substituteTaskResults } from "./task-references.js";
 import { toolCatalog } from "../tool-catalog.js";
-import { listenerSink, WorkflowRecorder } from "../workflow-recorder.js";
-import type { Workflow, WorkflowResult, WorkflowRunOptions } from "../workflow.js";
+import { WorkflowRun } from "../workflow-run.js";
+import type { Workflow, WorkflowOutcome, WorkflowRunOptions } from "../workflow.js";
 import type { PlannedStep } from "../workflow-trace.js";
 
 export interface LLMCompilerOptions {
@@ -28,6 +28,18 @@ export interface LLMCompilerOptions {
   name?: string;
   onEvent?: AgentEventListener;
 }
+
+/** What a checkpoint holds of a compiler run. */
+type Progress = {
+  round: number;
+  /** The planner's input for this round. */
+  messages: Message[];
+  /** Tasks of earlier rounds, with their results by task id. */
+  finished: CompilerTask[];
+  results: Record<number, ToolResult>;
+  /** This round: the planner's reply once complete, and each finished call with its result. */
+  current: { reply: AssistantMessage | null; done: { key: string; result: ToolResult }[] };
+};
 
 const joinerDecision = z.discriminatedUnion("action", [
   z.object({ action: z.literal("finish"), answer: z.string() }),
@@ -48,29 +60,44 @@ export class LLMCompiler implements Workflow {
     this.#toolkit = new Toolkit(opts.tools);
   }
 
-  async run(task: string, opts: WorkflowRunOptions = {}): Promise<WorkflowResult> {
+  async run(task: string, opts: WorkflowRunOptions = {}): Promise<WorkflowOutcome> {
+    const run = new WorkflowRun<Progress>(
+      "llm-compiler",
+      task,
+      opts,
+      { name: this.#opts.name ?? "llm-compiler", onEvent: this.#opts.onEvent },
+      () => ({
+        round: 1,
+        messages: [
+          { role: "system", content: compilerPlannerPrompt(toolCatalog(this.#toolkit.all)) },
+          { role: "user", content: `Task: ${task}` },
+        ],
+        finished: [],
+        results: {},
+        current: { reply: null, done: [] },
+      }),
+    );
+    return run.ended ?? run.guard(() => this.#drive(run));
+  }
+
+  async #drive(run: WorkflowRun<Progress>): Promise<WorkflowOutcome> {
     // Tasks get their own signal, so that when planning fails the tasks already running (some may
     // write) are stopped before run() rejects, instead of outliving it.
     const stopTasks = new AbortController();
-    const taskSignal = linkSignals(opts.signal, stopTasks.signal) as AbortSignal;
-    const { signal } = opts;
-    const recorder = new WorkflowRecorder("llm-compiler", task, listenerSink(this.#opts.name ?? "llm-compiler", this.#opts.onEvent));
+    const taskSignal = linkSignals(run.signal, stopTasks.signal) as AbortSignal;
+    const { task, signal } = run;
+    const p = run.progress;
     const maxRounds = this.#opts.maxRounds ?? 3;
-    const finished: CompilerTask[] = [];
-    const results = new Map<number, ToolResult>();
-    const messages: Message[] = [
-      { role: "system", content: compilerPlannerPrompt(toolCatalog(this.#toolkit.all)) },
-      { role: "user", content: `Task: ${task}` },
-    ];
 
-    for (let round = 1; ; round++) {
+    for (;;) {
+      const { round } = p;
       const planStarted = performance.now();
-      const parser = new CompilerPlanParser({ tools: this.#toolkit.all, finished });
+      const parser = new CompilerPlanParser({ tools: this.#toolkit.all, finished: p.finished });
       const scheduler = new TaskDagScheduler<CompilerTask, ToolResult>(
-        (next, inputs) => this.#runTask(next, inputs, recorder, round, taskSignal),
+        (next, inputs) => this.#runTask(next, inputs, run, taskSignal),
         this.#opts.maxParallel ? { maxParallel: this.#opts.maxParallel } : {},
       );
-      for (const done of finished) scheduler.complete(done.id, results.get(done.id) as ToolResult);
+      for (const done of p.finished) scheduler.complete(done.id, p.results[done.id] as ToolResult);
       const accepted: CompilerTask[] = [];
       const errors: string[] = [];
       const take = (events: PlanParseEvent[]) => {
@@ -85,50 +112,75 @@ export class LLMCompiler implements Workflow {
           scheduler.add(repeats === undefined ? event.task : { ...event.task, dependsOn: [repeats] });
         }
       };
+      const saved = p.current.reply;
+      if (saved) {
+        // Resumed after the plan was made: the same reply, read again, gives the same tasks.
+        take(parser.push(saved.content));
+        take(parser.end(saved));
+      } else {
+        try {
+          const reply = await requestReply(this.#opts.model, p.messages, {
+            tools: this.#toolkit.specs(),
+            onText: (delta) => take(parser.push(delta)),
+            ...(signal ? { signal } : {}),
+          });
+          take(parser.end(reply));
+          p.current.reply = reply;
+        } catch (error) {
+          stopTasks.abort(error);
+          await scheduler.idle().catch(() => undefined);
+          throw error;
+        }
+        run.recorder.planned({ steps: accepted.map(toPlannedStep), errors, fallback: accepted.length === 0, durationMs: performance.now() - planStarted });
+        await run.checkpoint();
+      }
       try {
-        const reply = await requestReply(this.#opts.model, messages, {
-          tools: this.#toolkit.specs(),
-          onText: (delta) => take(parser.push(delta)),
-          ...(signal ? { signal } : {}),
-        });
-        take(parser.end(reply));
+        await scheduler.idle();
       } catch (error) {
         stopTasks.abort(error);
-        await scheduler.idle().catch(() => undefined);
         throw error;
       }
-      recorder.planned({ steps: accepted.map(toPlannedStep), errors, fallback: accepted.length === 0, durationMs: performance.now() - planStarted });
-      await scheduler.idle();
-      for (const done of accepted) {
-        finished.push(done);
-        results.set(done.id, scheduler.results.get(done.id) as ToolResult);
-      }
+      if (run.aborted) return run.abort();
 
+      const finished = [...p.finished, ...accepted];
+      const results = { ...p.results };
+      for (const done of accepted) results[done.id] = scheduler.results.get(done.id) as ToolResult;
       const views = finished.map((done): FinishedTaskView => {
-        const result = results.get(done.id) as ToolResult;
+        const result = results[done.id] as ToolResult;
         return { id: done.id, call: describeCall(done), result: result.text, isError: result.isError };
       });
       const lastRound = round >= maxRounds;
       const decision = await this.#join(joinerPrompt({ task, done: views, errors, lastRound }), signal);
-      if (decision.action === "finish") return recorder.finish(decision.answer);
-      if (lastRound) return recorder.finish(`No final answer after ${round} planning rounds. Still missing: ${decision.reason}`);
-      messages.splice(2, messages.length, {
-        role: "user",
-        content: compilerReplanInput({ done: views, reason: decision.reason, errors, nextId: parser.nextId }),
-      });
+      if (decision.action === "finish") return run.end(decision.answer, "final");
+      if (lastRound) return run.end(`No final answer after ${round} planning rounds. Still missing: ${decision.reason}`, "no-answer");
+      Object.assign(p, {
+        round: round + 1,
+        messages: [
+          p.messages[0] as Message,
+          { role: "user", content: compilerReplanInput({ done: views, reason: decision.reason, errors, nextId: parser.nextId }) },
+        ],
+        finished,
+        results,
+        current: { reply: null, done: [] },
+      } satisfies Progress);
+      await run.checkpoint();
     }
   }
 
-  async #runTask(
-    task: CompilerTask,
-    inputs: ReadonlyMap<number, ToolResult>,
-    recorder: WorkflowRecorder,
-    round: number,
-    signal: AbortSignal,
-  ): Promise<ToolResult> {
-    const end = recorder.stepStarted(round, toPlannedStep(task));
+  /**
+   * Runs one task, or gives the result it had when this round ran before the run was resumed: a
+   * finished call is never made twice. A task stopped by the abort is not done, and runs again.
+   */
+  async #runTask(task: CompilerTask, inputs: ReadonlyMap<number, ToolResult>, run: WorkflowRun<Progress>, signal: AbortSignal): Promise<ToolResult> {
+    const key = callKey(task, inputs);
+    const earlier = run.progress.current.done.find((done) => done.key === key);
+    if (earlier) return earlier.result;
+    const end = run.recorder.stepStarted(run.progress.round, toPlannedStep(task));
     const result = await this.#resolve(task, inputs, signal);
-    end(result.text, result.isError);
+    if (signal.aborted) return result;
+    const record = end(result.text, result.isError);
+    run.progress.current.done.push({ key, result });
+    await run.stepDone(record);
     return result;
   }
 
@@ -156,4 +208,10 @@ function describeCall(task: CompilerTask): string {
 
 function toPlannedStep(task: CompilerTask): PlannedStep {
   return { id: String(task.id), description: describeCall(task), dependsOn: task.dependsOn.map(String) };
+}
+
+/** A call as made: its tool and its arguments with the results it uses filled in. */
+function callKey(task: CompilerTask, inputs: ReadonlyMap<number, ToolResult>): string {
+  const texts = new Map([...inputs].map(([id, input]) => [id, input.text]));
+  return JSON.stringify([task.tool, substituteTaskResults(task.args, texts), task.repeats ?? null]);
 }

@@ -7,6 +7,9 @@ export type HistorySummarizer = (previousSummary: string, steps: readonly Comple
 
 export type FoldReport = { foldedSteps: number; summaryTokens: number };
 
+/** What a checkpoint keeps of the history. */
+export type StepHistoryState = { summary: string; recent: CompletedStep[] };
+
 /**
  * The "steps done so far" every executor prompt carries. Sent in full it grows with each step, so
  * a plan of n steps costs tokens in n²; past the budget the oldest steps are folded into a summary.
@@ -19,13 +22,21 @@ export class StepHistory {
   #summary = "";
   #recent: CompletedStep[] = [];
 
-  constructor(budgetTokens: number, summarize: HistorySummarizer) {
+  constructor(budgetTokens: number, summarize: HistorySummarizer, saved?: StepHistoryState) {
     this.#budget = budgetTokens;
     this.#summarize = summarize;
+    if (saved) {
+      this.#summary = saved.summary;
+      this.#recent = structuredClone(saved.recent);
+    }
   }
 
   get summary(): string {
     return this.#summary;
+  }
+
+  get state(): StepHistoryState {
+    return { summary: this.#summary, recent: structuredClone(this.#recent) };
   }
 
   async add(step: CompletedStep): Promise<FoldReport | undefined> {

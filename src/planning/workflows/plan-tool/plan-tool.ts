@@ -1,11 +1,13 @@
 import { z } from "zod";
 import { Agent, type AgentOptions } from "../../../core/agent.js";
+import type { AgentState } from "../../../core/state.js";
 import type { AgentEventListener } from "../../../core/events.js";
 import type { ChatModel } from "../../../core/model.js";
 import { PluginHosts, type Plugin, type PluginHost } from "../../../core/plugin.js";
 import { defineTool, type Tool } from "../../../core/tool.js";
 import { readJsonReply } from "../json-reply.js";
-import { planWithReview, type PlanApprover, type PlannerAttempt } from "../plan-approval.js";
+import { answerWithApprover, pauseForPlan, reviewProposal, type PlanApprover, type PlanProposal } from "../plan-approval.js";
+import type { PlanReview } from "../plan-review.js";
 import { planReviewNote } from "../plan-approval-prompts.js";
 import {
   PLAN_TOOL_DESCRIPTION,
@@ -19,8 +21,8 @@ import {
   subtaskInput,
 } from "./plan-tool-prompts.js";
 import { runSubAgent, type SubAgentOutcome } from "../sub-agent.js";
-import { listenerSink, WorkflowRecorder, type WorkflowEventSink } from "../workflow-recorder.js";
-import type { Workflow, WorkflowResult, WorkflowRunOptions } from "../workflow.js";
+import { WorkflowRun } from "../workflow-run.js";
+import type { Workflow, WorkflowOutcome, WorkflowRunOptions } from "../workflow.js";
 
 export interface PlanToolOptions {
   /** Plans and executes unless `plannerModel` / `executorModel` say otherwise. */
@@ -35,14 +37,33 @@ export interface PlanToolOptions {
   /** Receives the workflow's events; agents the plugin is given to receive them too. */
   onEvent?: AgentEventListener;
   /**
-   * Asks the user about the subtasks before any runs: approve them, edit them (the edited ones run, and
-   * the helpers and the calling agent are told what changed) or reject them with feedback (the planner
-   * tries once more; a second rejection runs nothing).
+   * Puts the subtasks before the user before any runs: `run` pauses with stopReason
+   * "awaiting-approval" and a pending call of kind "plan", and `run(task, { state, decisions })` goes
+   * on. Approve them, edit them (the edited ones run, and the helpers and the calling agent are told
+   * what changed) or reject them with a reason (the planner tries once more; a second rejection runs
+   * nothing). As the plan tool inside an agent, which cannot pause mid-call, it needs `approvePlan`.
    */
+  approvePlans?: boolean;
+  /** Answers those approvals in process instead of pausing (implies `approvePlans`). */
   approvePlan?: PlanApprover;
 }
 
 const DEFAULT_MAX_SUBTASKS = 8;
+
+type Planned = { steps: string[]; errors: string[]; fallback: boolean; durationMs: number };
+type Proposal = PlanProposal & Planned;
+
+/** What a checkpoint holds of a plan-tool run. */
+type Progress = {
+  /** The planner agent's saved state: it remembers rejected plans. */
+  planner: AgentState | null;
+  proposal?: Proposal;
+  proposals: number;
+  /** The subtasks settled on, once the plan is made (and approved, when asked). */
+  plan: string[] | null;
+  results: string[];
+  note: string | null;
+};
 
 /**
  * The `plan` tool, as a plugin: the agent decides when a task deserves a plan. A planner holding only
@@ -57,14 +78,12 @@ export class PlanTool implements Plugin, Workflow {
   readonly #executorTools: Tool[];
   readonly #maxSubtasks: number;
   readonly #hosts = new PluginHosts();
-  readonly #toListener: WorkflowEventSink;
 
   constructor(opts: PlanToolOptions) {
     this.#opts = opts;
     this.#maxSubtasks = opts.maxSubtasks ?? DEFAULT_MAX_SUBTASKS;
     this.#executorTools = opts.tools.filter((tool) => tool.name !== PLAN_TOOL_NAME);
     this.#plannerTools = this.#executorTools.filter((tool) => tool.readOnly);
-    this.#toListener = listenerSink(this.name, opts.onEvent);
     this.tool = defineTool({
       name: PLAN_TOOL_NAME,
       description: PLAN_TOOL_DESCRIPTION,
@@ -78,40 +97,91 @@ export class PlanTool implements Plugin, Workflow {
   }
 
   attach(host: PluginHost): void {
+    if (this.#opts.approvePlans && !this.#opts.approvePlan) {
+      throw new Error(
+        `PlanTool with approvePlans pauses its own run() for approval; inside agent "${host.agentName}" its plan tool cannot pause mid-call, so give it approvePlan (a callback that asks the user) instead.`,
+      );
+    }
     this.#hosts.add(host);
   }
 
-  async run(task: string, opts: WorkflowRunOptions = {}): Promise<WorkflowResult> {
-    const { signal } = opts;
-    const recorder = new WorkflowRecorder("plan-tool", task, (event) => {
-      this.#toListener(event);
-      this.#hosts.emit(event);
-    });
-    const planner = this.#planner();
-    const planned = await planWithReview({
-      workflow: "plan-tool",
-      task,
-      approve: this.#opts.approvePlan,
-      emit: (event) => recorder.emit(event),
-      plan: (rejection) =>
-        this.#plan(planner, rejection ? planRejectedNote(rejection.steps, rejection.feedback) : `Task: ${task}`, signal),
-    });
-    const { steps: plan, review } = planned;
-    recorder.planned({
-      ...planned,
-      steps: plan.map((description, i) => ({ id: String(i + 1), description, dependsOn: i > 0 ? [String(i)] : [] })),
-    });
-    if (review?.decision.action === "reject") return recorder.finish(planRejectedResult(review));
+  run(task: string, opts: WorkflowRunOptions = {}): Promise<WorkflowOutcome> {
+    return answerWithApprover(this.#opts.approvePlan, (session) => this.#session(task, session), opts);
+  }
 
-    const note = review ? planReviewNote(review) : null;
-    const results: string[] = [];
-    for (const [index, description] of plan.entries()) {
-      const end = recorder.stepStarted(1, { id: String(index + 1), description, dependsOn: index > 0 ? [String(index)] : [] });
-      const outcome = await this.#execute(subtaskInput(task, plan, index, results, note), index, signal);
-      end(outcome.text, outcome.isError);
-      results.push(outcome.isError ? `Error: ${outcome.text}` : outcome.text);
+  async #session(task: string, opts: WorkflowRunOptions): Promise<WorkflowOutcome> {
+    const run = new WorkflowRun<Progress>(
+      "plan-tool",
+      task,
+      opts,
+      { name: this.name, onEvent: this.#opts.onEvent, also: (event) => this.#hosts.emit(event) },
+      () => ({ planner: null, proposals: 0, plan: null, results: [], note: null }),
+    );
+    return run.ended ?? run.guard(() => this.#drive(run));
+  }
+
+  async #drive(run: WorkflowRun<Progress>): Promise<WorkflowOutcome> {
+    const { task, signal } = run;
+    const p = run.progress;
+    const approves = this.#opts.approvePlans === true || this.#opts.approvePlan !== undefined;
+
+    if (run.decided && p.proposal) {
+      const proposal = p.proposal;
+      const next = reviewProposal(run, proposal, run.decided.decision);
+      if ("replan" in next) {
+        const rejected = proposal.earlier.at(-1) as { steps: string[]; feedback: string };
+        const planned = await this.#plan(run, planRejectedNote(rejected.steps, rejected.feedback));
+        return this.#propose(run, { ...planned, earlier: proposal.earlier });
+      }
+      delete p.proposal;
+      if ("stop" in next) {
+        this.#adopt(run, proposal, proposal.steps, next.stop);
+        return run.end(planRejectedResult(next.stop), "no-answer");
+      }
+      this.#adopt(run, proposal, next.run, next.review);
+      await run.checkpoint();
     }
-    return recorder.finish(planResultsText(results, note));
+
+    if (!p.plan && !p.proposal) {
+      const planned = await this.#plan(run, `Task: ${task}`);
+      if (approves) return this.#propose(run, { ...planned, earlier: [] });
+      this.#adopt(run, planned, planned.steps);
+      await run.checkpoint();
+    }
+
+    const plan = p.plan as string[];
+    for (let index = p.results.length; index < plan.length; index++) {
+      if (run.aborted) return run.abort();
+      const description = plan[index] as string;
+      const end = run.recorder.stepStarted(1, { id: String(index + 1), description, dependsOn: index > 0 ? [String(index)] : [] });
+      const outcome = await this.#execute(subtaskInput(task, plan, index, p.results, p.note), index, signal);
+      // A subtask cut short by the abort is not done: a resumed run does it again.
+      if (run.aborted) return run.abort();
+      const record = end(outcome.text, outcome.isError);
+      p.results.push(outcome.isError ? `Error: ${outcome.text}` : outcome.text);
+      await run.stepDone(record);
+    }
+    return run.end(planResultsText(p.results, p.note), "final");
+  }
+
+  #propose(run: WorkflowRun<Progress>, proposal: Omit<Proposal, "callId">): Promise<WorkflowOutcome> {
+    const p = run.progress;
+    p.proposal = { ...proposal, callId: `plan-${++p.proposals}` };
+    return pauseForPlan(run, p.proposal);
+  }
+
+  /** Records the plan round and makes its subtasks the ones to run. */
+  #adopt(run: WorkflowRun<Progress>, planned: Planned, steps: string[], review?: PlanReview): void {
+    const p = run.progress;
+    p.plan = steps;
+    p.note = review ? planReviewNote(review) : null;
+    run.recorder.planned({
+      steps: steps.map((description, i) => ({ id: String(i + 1), description, dependsOn: i > 0 ? [String(i)] : [] })),
+      errors: planned.errors,
+      fallback: planned.fallback,
+      durationMs: planned.durationMs,
+      ...(review ? { review } : {}),
+    });
   }
 
   #planner(): Agent {
@@ -124,8 +194,14 @@ export class PlanTool implements Plugin, Workflow {
     });
   }
 
-  /** Asks the planner (which remembers earlier rounds) for subtasks, with one retry after unusable output. */
-  async #plan(planner: Agent, input: string, signal: AbortSignal | undefined): Promise<PlannerAttempt> {
+  /**
+   * Asks the planner (which remembers earlier rounds, kept in the run's progress) for subtasks, with
+   * one retry after unusable output; when both fail, the task is the only subtask.
+   */
+  async #plan(run: WorkflowRun<Progress>, input: string): Promise<Planned> {
+    const { signal } = run;
+    const planner = this.#planner();
+    if (run.progress.planner) planner.loadState(run.progress.planner);
     const started = performance.now();
     const schema = z.object({ subtasks: z.array(z.string().trim().min(1)).min(1).max(this.#maxSubtasks) });
     const errors: string[] = [];
@@ -133,11 +209,12 @@ export class PlanTool implements Plugin, Workflow {
     for (let attempt = 0; attempt < 2; attempt++) {
       const result = await planner.run(message, signal ? { signal } : {});
       const read = readJsonReply(result.text, schema);
-      if ("data" in read) return { steps: read.data.subtasks, errors, durationMs: performance.now() - started };
+      run.progress.planner = planner.saveState();
+      if ("data" in read) return { steps: read.data.subtasks, errors, fallback: false, durationMs: performance.now() - started };
       errors.push(read.error);
       message = planRetryNote(read.error);
     }
-    return { errors, durationMs: performance.now() - started };
+    return { steps: [run.task], errors, fallback: true, durationMs: performance.now() - started };
   }
 
   #execute(input: string, index: number, signal: AbortSignal | undefined): Promise<SubAgentOutcome> {

@@ -8,8 +8,8 @@ import { requestReply } from "../model-reply.js";
 import { LLM_WORKER, parseRewooPlan, type RewooStep } from "./rewoo-plan-parser.js";
 import { rewooPlannerPrompt, rewooRetryNote, rewooSolverPrompt } from "./rewoo-prompts.js";
 import { toolCatalog } from "../tool-catalog.js";
-import { listenerSink, WorkflowRecorder } from "../workflow-recorder.js";
-import type { Workflow, WorkflowResult, WorkflowRunOptions } from "../workflow.js";
+import { WorkflowRun } from "../workflow-run.js";
+import type { Workflow, WorkflowOutcome, WorkflowRunOptions } from "../workflow.js";
 
 export interface RewooOptions {
   /** Plans, and also works the LLM steps and solves unless `workerModel` / `solverModel` are given. */
@@ -20,6 +20,9 @@ export interface RewooOptions {
   name?: string;
   onEvent?: AgentEventListener;
 }
+
+/** What a checkpoint holds of a ReWOO run: the plan once made (no steps when the planner failed), then each step's evidence in order. */
+type Progress = { plan: { steps: RewooStep[] } | null; evidence: [string, string][] };
 
 /**
  * ReWOO (reasoning without observation): the planner writes every step at once with #E variables,
@@ -36,36 +39,54 @@ export class Rewoo implements Workflow {
     this.#toolkit = new Toolkit(opts.tools);
   }
 
-  async run(task: string, opts: WorkflowRunOptions = {}): Promise<WorkflowResult> {
-    const { signal } = opts;
-    const recorder = new WorkflowRecorder("rewoo", task, listenerSink(this.#opts.name ?? "rewoo", this.#opts.onEvent));
-    const planStarted = performance.now();
-    const { steps, errors } = await this.#plan(task, signal);
-    recorder.planned({
-      steps: (steps ?? []).map((step) => ({
-        id: step.id,
-        description: step.description || step.tool,
-        dependsOn: referencedVariables(step.input),
-      })),
-      errors,
-      fallback: steps === undefined,
-      durationMs: performance.now() - planStarted,
-    });
+  async run(task: string, opts: WorkflowRunOptions = {}): Promise<WorkflowOutcome> {
+    const run = new WorkflowRun<Progress>("rewoo", task, opts, { name: this.#opts.name ?? "rewoo", onEvent: this.#opts.onEvent }, () => ({
+      plan: null,
+      evidence: [],
+    }));
+    return run.ended ?? run.guard(() => this.#drive(run));
+  }
 
-    const evidence = new Map<string, string>();
-    for (const step of steps ?? []) {
-      const end = recorder.stepStarted(1, { id: step.id, description: step.description || step.tool, dependsOn: referencedVariables(step.input) });
+  async #drive(run: WorkflowRun<Progress>): Promise<WorkflowOutcome> {
+    const { task, signal } = run;
+    const p = run.progress;
+    if (!p.plan) {
+      const planStarted = performance.now();
+      const { steps, errors } = await this.#plan(task, signal);
+      run.recorder.planned({
+        steps: (steps ?? []).map((step) => ({
+          id: step.id,
+          description: step.description || step.tool,
+          dependsOn: referencedVariables(step.input),
+        })),
+        errors,
+        fallback: steps === undefined,
+        durationMs: performance.now() - planStarted,
+      });
+      p.plan = { steps: steps ?? [] };
+      await run.checkpoint();
+    }
+
+    const steps = p.plan.steps;
+    const evidence = new Map(p.evidence);
+    for (const step of steps.slice(p.evidence.length)) {
+      if (run.aborted) return run.abort();
+      const end = run.recorder.stepStarted(1, { id: step.id, description: step.description || step.tool, dependsOn: referencedVariables(step.input) });
       const result = await this.#work(step, substituteEvidence(step.input, evidence), signal);
-      end(result.text, result.isError);
+      // Evidence cut short by the abort is not gathered: a resumed run works the step again.
+      if (run.aborted) return run.abort();
+      const record = end(result.text, result.isError);
       evidence.set(step.id, result.isError ? `Error: ${result.text}` : result.text);
+      p.evidence = [...evidence];
+      await run.stepDone(record);
     }
 
     const reply = await requestReply(
       this.#opts.solverModel ?? this.#opts.model,
-      [{ role: "user", content: rewooSolverPrompt(task, steps ?? [], evidence) }],
+      [{ role: "user", content: rewooSolverPrompt(task, steps, evidence) }],
       signal ? { signal } : {},
     );
-    return recorder.finish(reply.content);
+    return run.end(reply.content, "final");
   }
 
   async #plan(task: string, signal: AbortSignal | undefined): Promise<{ steps?: RewooStep[]; errors: string[] }> {
