@@ -85,7 +85,15 @@ export type { CompilerTask, CompilerPlanParserOptions, PlanParseEvent } from "./
 export { TaskDagScheduler } from "./planning/workflows/llm-compiler/task-dag-scheduler.js";
 export type { DagTask, DagTaskRunner } from "./planning/workflows/llm-compiler/task-dag-scheduler.js";
 export type { WorkflowEventType } from "./planning/workflows/workflow-events.js";
-export type { Workflow, WorkflowResult, WorkflowRunOptions } from "./planning/workflows/workflow.js";
+export { WORKFLOW_STATE_VERSION } from "./planning/workflows/workflow.js";
+export type {
+  Workflow,
+  WorkflowOutcome,
+  WorkflowResult,
+  WorkflowRunOptions,
+  WorkflowState,
+  WorkflowStopReason,
+} from "./planning/workflows/workflow.js";
 export type { WorkflowKind, WorkflowTrace, PlanRound, PlannedStep, StepRecord } from "./planning/workflows/workflow-trace.js";
 export { startViewer } from "./web/viewer-server.js";
 export type { Viewer, ViewerOptions } from "./web/viewer-server.js";
