@@ -17,7 +17,7 @@ export type { AgentState } from "./core/state.js";
 export { askUserTool } from "./core/ask-user.js";
 export type { ApprovalDecision, ApprovalDecisions, PendingCall, PendingTurn } from "./core/approval.js";
 export type { PermissionDecision, PermissionPolicy, PermissionRule } from "./core/permissions.js";
-export { scriptedModel } from "./models/scripted.js";
+export { scriptedModel, reactiveModel } from "./models/scripted.js";
 export type { ScriptedTurn, ScriptedModel, ScriptedModelOptions } from "./models/scripted.js";
 export { todoList, TODO_STATE_VERSION } from "./planning/todos/todo-list.js";
 export type { TodoList, TodoListOptions } from "./planning/todos/todo-list.js";
