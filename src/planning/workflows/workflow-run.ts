@@ -20,7 +20,8 @@ export class WorkflowRun<P> {
   progress: P;
   /** The decision on the plan approval the run was paused for, when resumed with one. */
   readonly decided: { call: PendingCall; decision: ApprovalDecision } | undefined;
-  readonly #ended: Ended | undefined;
+  /** The state a run that already ended was resumed with, returned as it is. */
+  readonly #endedState: WorkflowState | undefined;
   readonly #onCheckpoint: WorkflowRunOptions["onCheckpoint"];
   #pending: PendingCall[] = [];
   #saved: Promise<void> = Promise.resolve();
@@ -51,14 +52,15 @@ export class WorkflowRun<P> {
     this.task = task;
     this.signal = opts.signal;
     this.#onCheckpoint = opts.onCheckpoint;
-    this.#ended = state?.ended;
+    this.#endedState = state?.ended ? structuredClone(state) : undefined;
     this.recorder = new WorkflowRecorder(workflow, task, sink, state?.trace);
     this.progress = state ? (structuredClone(state.progress) as P) : fresh();
   }
 
   /** The outcome a run that already ended had; running it again changes nothing. */
   get ended(): WorkflowOutcome | undefined {
-    return this.#ended ? this.#outcome(this.#ended.text, this.#ended.stopReason, this.state()) : undefined;
+    const ended = this.#endedState?.ended;
+    return ended ? this.#outcome(ended.text, ended.stopReason, this.#endedState as WorkflowState) : undefined;
   }
 
   get aborted(): boolean {
@@ -72,7 +74,6 @@ export class WorkflowRun<P> {
       task: this.task,
       trace: this.recorder.snapshot(),
       ...(this.#pending.length > 0 ? { pending: structuredClone(this.#pending) } : {}),
-      ...(this.#ended ? { ended: { ...this.#ended } } : {}),
       progress: structuredClone(this.progress),
     };
   }
