@@ -3,7 +3,7 @@ import { Agent } from "../../core/agent.js";
 import type { ApprovalDecision } from "../../core/approval.js";
 import type { AgentEvent } from "../../core/events.js";
 import type { ModelRequest } from "../../core/model.js";
-import { scriptedModel, type ScriptedTurn } from "../../models/scripted.js";
+import { reactiveModel, scriptedModel, type ScriptedTurn } from "../../models/scripted.js";
 import { PlanAndExecute } from "./plan-and-execute/plan-and-execute.js";
 import { PlanTool } from "./plan-tool/plan-tool.js";
 import type { WorkflowOutcome, WorkflowState } from "./workflow.js";
@@ -195,10 +195,42 @@ describe("PlanTool pauses for plan approval", () => {
     expect(done.trace.plans[0]?.review?.earlier).toEqual([{ steps: ["Update a.ts", "Update b.ts"], feedback: "Only a.ts." }]);
   });
 
-  it("as the plan tool inside an agent, which cannot pause mid-call, refuses approvePlans without an approver", () => {
-    const { workflow } = planTool([]);
-    expect(() => new Agent({ name: "main", model: scriptedModel([]), plugins: [workflow] })).toThrow(
-      /inside agent "main" its plan tool cannot pause mid-call, so give it approvePlan/,
-    );
+  it("as the plan tool inside an agent, pauses the agent on the plan call with the subtasks as its arguments", async () => {
+    const caller = (plannerTurns: ScriptedTurn[]) => {
+      const { planner, executor, workflow } = planTool(plannerTurns);
+      // Calls the plan tool, then answers with its result: a resumed agent picks up at the answer.
+      const model = reactiveModel((req) =>
+        req.messages.at(-1)?.role === "tool"
+          ? String(req.messages.at(-1)?.content)
+          : { toolCalls: [{ name: "plan", arguments: { task: "Update both files" }, id: "call-1" }] },
+      );
+      return { planner, executor, agent: new Agent({ name: "main", model, plugins: [workflow] }) };
+    };
+    const first = caller([subtasks]);
+    const paused = await first.agent.run("go");
+    expect(paused.stopReason).toBe("awaiting-approval");
+    expect(paused.pending).toEqual([
+      { id: "call-1", name: "plan", kind: "approval", arguments: JSON.stringify({ task: "Update both files", steps: ["Update a.ts", "Update b.ts"] }) },
+    ]);
+    expect(first.executor.requests).toHaveLength(0);
+    const state = JSON.parse(JSON.stringify(first.agent.saveState())) as ReturnType<Agent["saveState"]>;
+
+    const approved = caller([]);
+    const done = await approved.agent.resume(state, { "call-1": { action: "approve" } });
+    expect(done.text).toBe("[Plan execution results]\nSubtask 1: did: Update a.ts\nSubtask 2: did: Update b.ts");
+    expect(approved.planner.requests).toHaveLength(0);
+
+    const edited = caller([]);
+    const changed = await edited.agent.resume(state, {
+      "call-1": { action: "edit", arguments: { task: "Update both files", steps: ["Update b.ts", "Run the tests"] } },
+    });
+    expect(changed.text).toContain("[Plan execution results]\nSubtask 1: did: Update b.ts\nSubtask 2: did: Run the tests");
+    expect(changed.text).toContain('- The proposed step "Update a.ts" was removed.');
+
+    const rejected = caller([]);
+    const told = await rejected.agent.resume(state, { "call-1": { action: "reject", reason: "Only a.ts." } });
+    expect(told.text).toContain("The user rejected this call: Only a.ts.");
+    expect(rejected.executor.requests).toHaveLength(0);
+    expect(rejected.agent.saveState().plugins["plan-tool"]).toEqual({ version: 1, proposals: {} });
   });
 });

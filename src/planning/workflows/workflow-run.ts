@@ -19,7 +19,7 @@ export class WorkflowRun<P> {
   readonly signal: AbortSignal | undefined;
   progress: P;
   /** The decision on the plan approval the run was paused for, when resumed with one. */
-  readonly decided: { call: PendingCall; decision: ApprovalDecision } | undefined;
+  readonly decision: ApprovalDecision | undefined;
   /** The state a run that already ended was resumed with, returned as it is. */
   readonly #endedState: WorkflowState | undefined;
   readonly #onCheckpoint: WorkflowRunOptions["onCheckpoint"];
@@ -47,7 +47,7 @@ export class WorkflowRun<P> {
       throw new Error(`This ${workflow} run is not waiting for a decision: ${state ? "its saved state has no pending plan" : "no state was given"}.`);
     }
     const call = pending[0];
-    this.decided = call ? { call, decision: (opts.decisions as ApprovalDecisions)[call.id] as ApprovalDecision } : undefined;
+    this.decision = call ? (opts.decisions as ApprovalDecisions)[call.id] : undefined;
     this.workflow = workflow;
     this.task = task;
     this.signal = opts.signal;

@@ -140,9 +140,9 @@ export class PlanAndExecute implements Workflow {
     const approves = this.#opts.approvePlans === true || this.#opts.approvePlan !== undefined;
     const input = () => ({ question: task, plan: [...p.done, ...p.remaining], doneCount: p.done.length, history: history.render(), review: p.note });
 
-    if (run.decided && p.proposal) {
+    if (run.decision && p.proposal) {
       const proposal = p.proposal;
-      const next = reviewProposal(run, proposal, run.decided.decision);
+      const next = reviewProposal(run, proposal, run.decision);
       if ("replan" in next) {
         const rejected = proposal.earlier.at(-1) as { steps: string[]; feedback: string };
         const again = proposal.replan

@@ -11,6 +11,9 @@ export const PLAN_TOOL_DESCRIPTION = [
   "steps; for a question or a change you can finish in one or two tool calls, act directly instead.",
 ].join(" ");
 
+/** The plan tool's `steps` argument, present when plans wait for the user. */
+export const PLAN_TOOL_STEPS_NOTE = "Leave this out: the planner fills it in, and the user reviews it before anything runs.";
+
 export function plannerSystemPrompt(maxSubtasks: number): string {
   return [
     "You plan; you do not carry out the task. Look around with the read-only tools you have if that helps",

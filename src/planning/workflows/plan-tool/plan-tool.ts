@@ -3,8 +3,9 @@ import { Agent, type AgentOptions } from "../../../core/agent.js";
 import type { AgentState } from "../../../core/state.js";
 import type { AgentEventListener } from "../../../core/events.js";
 import type { ChatModel } from "../../../core/model.js";
-import { PluginHosts, type Plugin, type PluginHost } from "../../../core/plugin.js";
-import { defineTool, type Tool } from "../../../core/tool.js";
+import type { ApprovalDecision } from "../../../core/approval.js";
+import { PluginHosts, type AfterModelContext, type AfterToolContext, type Plugin, type PluginHost } from "../../../core/plugin.js";
+import { defineTool, ToolError, type Tool, type ToolContext } from "../../../core/tool.js";
 import { readJsonReply } from "../json-reply.js";
 import { answerWithApprover, pauseForPlan, reviewProposal, type PlanApprover, type PlanProposal } from "../plan-approval.js";
 import type { PlanReview } from "../plan-review.js";
@@ -12,6 +13,7 @@ import { planReviewNote } from "../plan-approval-prompts.js";
 import {
   PLAN_TOOL_DESCRIPTION,
   PLAN_TOOL_NAME,
+  PLAN_TOOL_STEPS_NOTE,
   planRejectedNote,
   planRejectedResult,
   planResultsText,
@@ -22,7 +24,7 @@ import {
 } from "./plan-tool-prompts.js";
 import { runSubAgent, type SubAgentOutcome } from "../sub-agent.js";
 import { WorkflowRun } from "../workflow-run.js";
-import type { Workflow, WorkflowOutcome, WorkflowRunOptions } from "../workflow.js";
+import type { Workflow, WorkflowOutcome, WorkflowRunOptions, WorkflowState } from "../workflow.js";
 
 export interface PlanToolOptions {
   /** Plans and executes unless `plannerModel` / `executorModel` say otherwise. */
@@ -41,7 +43,8 @@ export interface PlanToolOptions {
    * "awaiting-approval" and a pending call of kind "plan", and `run(task, { state, decisions })` goes
    * on. Approve them, edit them (the edited ones run, and the helpers and the calling agent are told
    * what changed) or reject them with a reason (the planner tries once more; a second rejection runs
-   * nothing). As the plan tool inside an agent, which cannot pause mid-call, it needs `approvePlan`.
+   * nothing). As the plan tool inside an agent, the agent's run pauses instead, on the plan call
+   * (kind "approval"), whose arguments then hold the subtasks as `steps`: edit those to change them.
    */
   approvePlans?: boolean;
   /** Answers those approvals in process instead of pausing (implies `approvePlans`). */
@@ -49,6 +52,11 @@ export interface PlanToolOptions {
 }
 
 const DEFAULT_MAX_SUBTASKS = 8;
+
+export const PLAN_TOOL_STATE_VERSION = 1;
+
+/** What an agent's saved state holds for the plan tool: the plan runs waiting for approval, by call id. */
+export type PlanToolState = { version: number; proposals: Record<string, WorkflowState> };
 
 type Planned = { steps: string[]; errors: string[]; fallback: boolean; durationMs: number };
 type Proposal = PlanProposal & Planned;
@@ -78,18 +86,30 @@ export class PlanTool implements Plugin, Workflow {
   readonly #executorTools: Tool[];
   readonly #maxSubtasks: number;
   readonly #hosts = new PluginHosts();
+  /** Inside an agent, plans wait for the user by pausing the agent's run on the plan call. */
+  readonly #pausesAgent: boolean;
+  /** Plan runs paused for the agent's approval, by the id of the plan call that waits. */
+  #proposals = new Map<string, WorkflowState>();
 
   constructor(opts: PlanToolOptions) {
     this.#opts = opts;
     this.#maxSubtasks = opts.maxSubtasks ?? DEFAULT_MAX_SUBTASKS;
     this.#executorTools = opts.tools.filter((tool) => tool.name !== PLAN_TOOL_NAME);
     this.#plannerTools = this.#executorTools.filter((tool) => tool.readOnly);
-    this.tool = defineTool({
-      name: PLAN_TOOL_NAME,
-      description: PLAN_TOOL_DESCRIPTION,
-      parameters: z.object({ task: z.string().min(1).describe("The whole task to plan and carry out, in full.") }),
-      execute: async ({ task }, ctx) => (await this.run(task, ctx.signal ? { signal: ctx.signal } : {})).answer,
-    });
+    this.#pausesAgent = opts.approvePlans === true && !opts.approvePlan;
+    const task = z.string().min(1).describe("The whole task to plan and carry out, in full.");
+    const execute = async (args: { task: string; steps?: string[] | undefined }, ctx: ToolContext) =>
+      this.#pausesAgent ? this.#runApproved(args.steps, ctx) : (await this.run(args.task, ctx.signal ? { signal: ctx.signal } : {})).answer;
+    this.tool = this.#pausesAgent
+      ? defineTool({
+          name: PLAN_TOOL_NAME,
+          description: PLAN_TOOL_DESCRIPTION,
+          parameters: z.object({ task, steps: z.array(z.string()).optional().describe(PLAN_TOOL_STEPS_NOTE) }),
+          requiresApproval: true,
+          explainsEdits: true,
+          execute,
+        })
+      : defineTool({ name: PLAN_TOOL_NAME, description: PLAN_TOOL_DESCRIPTION, parameters: z.object({ task }), execute });
   }
 
   tools(): Tool[] {
@@ -97,12 +117,54 @@ export class PlanTool implements Plugin, Workflow {
   }
 
   attach(host: PluginHost): void {
-    if (this.#opts.approvePlans && !this.#opts.approvePlan) {
-      throw new Error(
-        `PlanTool with approvePlans pauses its own run() for approval; inside agent "${host.agentName}" its plan tool cannot pause mid-call, so give it approvePlan (a callback that asks the user) instead.`,
-      );
-    }
     this.#hosts.add(host);
+  }
+
+  /**
+   * With `approvePlans` inside an agent: plans each plan call before the agent decides about it and
+   * puts the subtasks in the call, so the agent pauses on the plan itself (approve, edit the steps,
+   * or reject, which tells the calling model why).
+   */
+  async afterModel(ctx: AfterModelContext): Promise<void> {
+    if (!this.#pausesAgent) return;
+    for (const call of ctx.toolCalls) {
+      if (call.name !== PLAN_TOOL_NAME || this.tool.check?.(call.arguments)) continue;
+      const { task } = JSON.parse(call.arguments) as { task: string };
+      const outcome = await this.#session(task, ctx.signal ? { signal: ctx.signal } : {});
+      const pending = outcome.pending?.[0];
+      if (!pending) continue;
+      this.#proposals.set(call.id, outcome.state);
+      const { steps } = JSON.parse(pending.arguments) as { steps: string[] };
+      ctx.rewrite(call.id, { arguments: JSON.stringify({ task, steps }) });
+    }
+  }
+
+  afterTool(ctx: AfterToolContext): void {
+    // A rejected plan call never runs: its paused plan is dropped.
+    if (ctx.refused) this.#proposals.delete(ctx.call.id);
+  }
+
+  saveState(): PlanToolState {
+    return { version: PLAN_TOOL_STATE_VERSION, proposals: Object.fromEntries(structuredClone([...this.#proposals])) };
+  }
+
+  loadState(state: unknown): void {
+    const saved = state as Partial<PlanToolState> | null;
+    if (typeof saved !== "object" || saved === null || typeof saved.proposals !== "object" || saved.proposals === null) {
+      throw new Error("PlanTool.loadState expects what saveState returned: { version, proposals }.");
+    }
+    this.#proposals = new Map(Object.entries(structuredClone(saved.proposals)));
+  }
+
+  /** Runs the plan the user approved, or edited into `steps`, for this call. */
+  async #runApproved(steps: string[] | undefined, ctx: ToolContext): Promise<string> {
+    const state = ctx.toolCallId ? this.#proposals.get(ctx.toolCallId) : undefined;
+    const pending = state?.pending?.[0];
+    if (!state || !pending) throw new ToolError("No plan was made for this call; call plan again.");
+    this.#proposals.delete(ctx.toolCallId as string);
+    const decision: ApprovalDecision = ctx.editedFrom === undefined ? { action: "approve" } : { action: "edit", arguments: steps ?? [] };
+    const outcome = await this.#session(state.task, { state, decisions: { [pending.id]: decision }, ...(ctx.signal ? { signal: ctx.signal } : {}) });
+    return outcome.answer;
   }
 
   run(task: string, opts: WorkflowRunOptions = {}): Promise<WorkflowOutcome> {
@@ -125,9 +187,9 @@ export class PlanTool implements Plugin, Workflow {
     const p = run.progress;
     const approves = this.#opts.approvePlans === true || this.#opts.approvePlan !== undefined;
 
-    if (run.decided && p.proposal) {
+    if (run.decision && p.proposal) {
       const proposal = p.proposal;
-      const next = reviewProposal(run, proposal, run.decided.decision);
+      const next = reviewProposal(run, proposal, run.decision);
       if ("replan" in next) {
         const rejected = proposal.earlier.at(-1) as { steps: string[]; feedback: string };
         const planned = await this.#plan(run, planRejectedNote(rejected.steps, rejected.feedback));
