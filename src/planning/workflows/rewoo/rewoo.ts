@@ -10,6 +10,7 @@ import { rewooPlannerPrompt, rewooRetryNote, rewooSolverPrompt } from "./rewoo-p
 import { toolCatalog } from "../tool-catalog.js";
 import { WorkflowRun } from "../workflow-run.js";
 import type { Workflow, WorkflowOutcome, WorkflowRunOptions } from "../workflow.js";
+import type { StepRecord } from "../workflow-trace.js";
 
 export interface RewooOptions {
   /** Plans, and also works the LLM steps and solves unless `workerModel` / `solverModel` are given. */
@@ -21,8 +22,11 @@ export interface RewooOptions {
   onEvent?: AgentEventListener;
 }
 
-/** What a checkpoint holds of a ReWOO run: the plan once made (no steps when the planner failed), then each step's evidence in order. */
-type Progress = { plan: { steps: RewooStep[] } | null; evidence: [string, string][] };
+/**
+ * What a checkpoint holds of a ReWOO run: the plan once made (no steps when the planner failed), then
+ * each step's evidence in order, and which steps left none that later steps can use.
+ */
+type Progress = { plan: { steps: RewooStep[] } | null; evidence: [string, string][]; unusable: [string, "failed" | "was not run"][] };
 
 /**
  * ReWOO (reasoning without observation): the planner writes every step at once with #E variables,
@@ -43,6 +47,7 @@ export class Rewoo implements Workflow {
     const run = new WorkflowRun<Progress>("rewoo", task, opts, { name: this.#opts.name ?? "rewoo", onEvent: this.#opts.onEvent }, () => ({
       plan: null,
       evidence: [],
+      unusable: [],
     }));
     return run.ended ?? run.guard(() => this.#drive(run));
   }
@@ -69,15 +74,30 @@ export class Rewoo implements Workflow {
 
     const steps = p.plan.steps;
     const evidence = new Map(p.evidence);
+    // Steps without usable evidence, and what happened to them: a step that needs one is not run,
+    // so no tool (a write tool least of all) acts on an error text, and the skip passes down the chain.
+    const unusable = new Map(p.unusable);
     for (const step of steps.slice(p.evidence.length)) {
       if (run.aborted) return run.abort();
-      const end = run.recorder.stepStarted(1, { id: step.id, description: step.description || step.tool, dependsOn: referencedVariables(step.input) });
-      const result = await this.#work(step, substituteEvidence(step.input, evidence), signal);
-      // Evidence cut short by the abort is not gathered: a resumed run works the step again.
-      if (run.aborted) return run.abort();
-      const record = end(result.text, result.isError);
-      evidence.set(step.id, result.isError ? `Error: ${result.text}` : result.text);
+      const needs = referencedVariables(step.input);
+      const end = run.recorder.stepStarted(1, { id: step.id, description: step.description || step.tool, dependsOn: needs });
+      const missing = needs.find((variable) => unusable.has(variable));
+      let record: StepRecord;
+      if (missing !== undefined) {
+        const text = `Not run: ${missing}, whose evidence it needs, ${unusable.get(missing)}.`;
+        record = end(text, true);
+        unusable.set(step.id, "was not run");
+        evidence.set(step.id, text);
+      } else {
+        const result = await this.#work(step, substituteEvidence(step.input, evidence), signal);
+        // Evidence cut short by the abort is not gathered: a resumed run works the step again.
+        if (run.aborted) return run.abort();
+        record = end(result.text, result.isError);
+        if (result.isError) unusable.set(step.id, "failed");
+        evidence.set(step.id, result.isError ? `Error: ${result.text}` : result.text);
+      }
       p.evidence = [...evidence];
+      p.unusable = [...unusable];
       await run.stepDone(record);
     }
 
