@@ -78,11 +78,12 @@ export class WorkflowRun<P> {
     };
   }
 
-  /** Saves the state as it is now; resolves once it, and every checkpoint before it, is saved. */
-  checkpoint(state: WorkflowState = this.state()): Promise<void> {
+  /** Saves the state as it is now (or `state`); resolves once it, and every checkpoint before it, is saved. */
+  checkpoint(state?: WorkflowState): Promise<void> {
     const save = this.#onCheckpoint;
     if (!save) return this.#saved;
-    this.#saved = this.#saved.then(() => save(state));
+    const snapshot = state ?? this.state();
+    this.#saved = this.#saved.then(() => save(snapshot));
     return this.#saved;
   }
 

@@ -93,8 +93,10 @@ export class LLMCompiler implements Workflow {
       const { round } = p;
       const planStarted = performance.now();
       const parser = new CompilerPlanParser({ tools: this.#toolkit.all, finished: p.finished });
+      // Calls this round made before the run was resumed, by what they were called with.
+      const doneBefore = new Map(p.current.done.map((done) => [done.key, done.result]));
       const scheduler = new TaskDagScheduler<CompilerTask, ToolResult>(
-        (next, inputs) => this.#runTask(next, inputs, run, taskSignal),
+        (next, inputs) => this.#runTask(next, inputs, run, doneBefore, taskSignal),
         this.#opts.maxParallel ? { maxParallel: this.#opts.maxParallel } : {},
       );
       for (const done of p.finished) scheduler.complete(done.id, p.results[done.id] as ToolResult);
@@ -171,10 +173,16 @@ export class LLMCompiler implements Workflow {
    * Runs one task, or gives the result it had when this round ran before the run was resumed: a
    * finished call is never made twice. A task stopped by the abort is not done, and runs again.
    */
-  async #runTask(task: CompilerTask, inputs: ReadonlyMap<number, ToolResult>, run: WorkflowRun<Progress>, signal: AbortSignal): Promise<ToolResult> {
+  async #runTask(
+    task: CompilerTask,
+    inputs: ReadonlyMap<number, ToolResult>,
+    run: WorkflowRun<Progress>,
+    doneBefore: ReadonlyMap<string, ToolResult>,
+    signal: AbortSignal,
+  ): Promise<ToolResult> {
     const key = callKey(task, inputs);
-    const earlier = run.progress.current.done.find((done) => done.key === key);
-    if (earlier) return earlier.result;
+    const earlier = doneBefore.get(key);
+    if (earlier) return earlier;
     const end = run.recorder.stepStarted(run.progress.round, toPlannedStep(task));
     const result = await this.#resolve(task, inputs, signal);
     if (signal.aborted) return result;
