@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { ChatModel, ModelStreamPart } from "../src/core/model.js";
 import { defineTool, type Tool } from "../src/core/tool.js";
 import { scriptedModel } from "../src/models/scripted.js";
-import { LLMCompiler } from "../src/planning/workflows/llm-compiler.js";
+import { LLMCompiler } from "../src/planning/workflows/llm-compiler/llm-compiler.js";
 import type { Benchmark, BenchFigure } from "./figure.js";
 
 const LATENCIES_MS = [10, 20, 30];

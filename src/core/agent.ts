@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { ABORTED, linkSignals, raceAbort } from "./abort.js";
-import type { ApprovalDecision, ApprovalDecisions, PendingCall, PendingTurn } from "./approval.js";
+import { checkDecisions, type ApprovalDecision, type ApprovalDecisions, type PendingCall, type PendingTurn } from "./approval.js";
 import { boundedQuote } from "./bounded-quote.js";
 import { EventHub, stampEvent, type AgentEvent, type AgentEventInit, type AgentEventListener } from "./events.js";
 import { cloneMessages, type AssistantMessage, type Message, type ToolCall, type ToolMessage } from "./messages.js";
@@ -510,21 +510,4 @@ function normalizeAssistant(message: AssistantMessage): AssistantMessage {
     return { id, name: call.name, arguments: args };
   });
   return { role: "assistant", content, toolCalls };
-}
-
-function checkDecisions(awaiting: readonly PendingCall[], decisions: ApprovalDecisions): void {
-  const missing = awaiting.filter((call) => !decisions[call.id]).map((call) => `${call.id} (${call.name})`);
-  if (missing.length > 0) throw new Error(`resume needs a decision for every pending call; missing: ${missing.join(", ")}.`);
-  const known = new Set(awaiting.map((call) => call.id));
-  const stray = Object.keys(decisions).filter((id) => !known.has(id));
-  if (stray.length > 0) throw new Error(`resume got decisions for calls that are not pending: ${stray.join(", ")}.`);
-  for (const call of awaiting) {
-    const action = (decisions[call.id] as ApprovalDecision).action;
-    if (call.kind === "question" && action !== "answer" && action !== "reject") {
-      throw new Error(`${call.id} is a question for the user: answer it with { action: "answer", text } or reject it.`);
-    }
-    if (call.kind === "approval" && action === "answer") {
-      throw new Error(`${call.id} (${call.name}) needs approve, edit or reject, not an answer.`);
-    }
-  }
 }

@@ -6,7 +6,7 @@
 //         stands alone ("$3.50", "$3,000", "US$3" and "$3rd" are text);
 //   $$    one literal "$", anywhere ("$$2 off" when task 2 exists).
 // Everything else with a "$" ("laptops under $500" in a three-task plan) is text, as written.
-import { collectStrings, mapStrings } from "./json-strings.js";
+import { collectStrings, mapStrings } from "../json-strings.js";
 
 // Greedy digits make "$10" one reference, never "$1" followed by "0".
 const TOKEN = /\$\$|\$\{(\d+)\}|(?<!\w)\$(\d+)(?!\w|[.,]\d)/g;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { estimateTokens } from "../../core/tokens.js";
+import { estimateTokens } from "../../../core/tokens.js";
 import { StepHistory } from "./step-history.js";
 
 describe("StepHistory", () => {

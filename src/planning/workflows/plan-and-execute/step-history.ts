@@ -1,4 +1,4 @@
-import { estimateTokens } from "../../core/tokens.js";
+import { estimateTokens } from "../../../core/tokens.js";
 
 export type CompletedStep = { id: string; step: string; result: string };
 
@@ -6,6 +6,9 @@ export type CompletedStep = { id: string; step: string; result: string };
 export type HistorySummarizer = (previousSummary: string, steps: readonly CompletedStep[]) => Promise<string>;
 
 export type FoldReport = { foldedSteps: number; summaryTokens: number };
+
+/** What a checkpoint keeps of the history. */
+export type StepHistoryState = { summary: string; recent: CompletedStep[] };
 
 /**
  * The "steps done so far" every executor prompt carries. Sent in full it grows with each step, so
@@ -19,13 +22,21 @@ export class StepHistory {
   #summary = "";
   #recent: CompletedStep[] = [];
 
-  constructor(budgetTokens: number, summarize: HistorySummarizer) {
+  constructor(budgetTokens: number, summarize: HistorySummarizer, saved?: StepHistoryState) {
     this.#budget = budgetTokens;
     this.#summarize = summarize;
+    if (saved) {
+      this.#summary = saved.summary;
+      this.#recent = structuredClone(saved.recent);
+    }
   }
 
   get summary(): string {
     return this.#summary;
+  }
+
+  get state(): StepHistoryState {
+    return { summary: this.#summary, recent: structuredClone(this.#recent) };
   }
 
   async add(step: CompletedStep): Promise<FoldReport | undefined> {

@@ -1,5 +1,5 @@
 // ReWOO's evidence variables: "#E1", "#E2", … name the results of earlier plan steps.
-import { collectStrings, mapStrings } from "./json-strings.js";
+import { collectStrings, mapStrings } from "../json-strings.js";
 
 const VARIABLE = /#E\d+/g;
 

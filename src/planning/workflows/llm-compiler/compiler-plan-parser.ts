@@ -1,6 +1,6 @@
-import { argumentLimitProblem, parseJsonWithinLimits } from "../../core/argument-limits.js";
-import type { AssistantMessage } from "../../core/messages.js";
-import type { Tool } from "../../core/tool.js";
+import { argumentLimitProblem, parseJsonWithinLimits } from "../../../core/argument-limits.js";
+import type { AssistantMessage } from "../../../core/messages.js";
+import type { Tool } from "../../../core/tool.js";
 import { parseCallArguments } from "./call-arguments.js";
 import { referencedTasks } from "./task-references.js";
 

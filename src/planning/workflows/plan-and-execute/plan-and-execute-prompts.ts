@@ -1,5 +1,5 @@
 // Everything plan-and-execute's models read. plan-and-execute-prompts.test.ts checks what each must say.
-import { rejectedPlanFeedback } from "./plan-approval-prompts.js";
+import { rejectedPlanFeedback } from "../plan-approval-prompts.js";
 
 export function stepPlannerPrompt(maxSteps: number): string {
   return [

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { defineTool } from "../../core/tool.js";
-import { scriptedModel } from "../../models/scripted.js";
+import { defineTool } from "../../../core/tool.js";
+import { scriptedModel } from "../../../models/scripted.js";
 import { LLMCompiler } from "./llm-compiler.js";
 
 /** A lookup that records each query it received and answers `<query>`. */

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { AgentEvent } from "../../core/events.js";
-import { defineTool } from "../../core/tool.js";
-import { scriptedModel } from "../../models/scripted.js";
+import type { AgentEvent } from "../../../core/events.js";
+import { defineTool } from "../../../core/tool.js";
+import { scriptedModel } from "../../../models/scripted.js";
 import { Rewoo } from "./rewoo.js";
 
 const lookup = defineTool({

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import type { AssistantMessage } from "../../core/messages.js";
+import type { AssistantMessage } from "../../../core/messages.js";
 import { referencedVariables } from "./evidence-variables.js";
-import { parseJsonReply } from "./json-reply.js";
+import { parseJsonReply } from "../json-reply.js";
 
 /** One ReWOO step: `#E{n} = tool[input]`, where input may mention earlier variables. */
 export type RewooStep = { id: string; description: string; tool: string; input: string | Record<string, unknown> };

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { AgentEvent } from "../../core/events.js";
-import { estimateMessageTokens } from "../../core/tokens.js";
-import { defineTool } from "../../core/tool.js";
-import { scriptedModel, type ScriptedTurn } from "../../models/scripted.js";
-import { contextFolding, type ContextFolding } from "../folding/context-folding.js";
+import type { AgentEvent } from "../../../core/events.js";
+import { estimateMessageTokens } from "../../../core/tokens.js";
+import { defineTool } from "../../../core/tool.js";
+import { scriptedModel, type ScriptedTurn } from "../../../models/scripted.js";
+import { contextFolding, type ContextFolding } from "../../folding/context-folding.js";
 import { PlanAndExecute } from "./plan-and-execute.js";
 
 const fetchPrice = defineTool({

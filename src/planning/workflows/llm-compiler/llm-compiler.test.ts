@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { AgentEvent } from "../../core/events.js";
-import type { ChatModel, ModelStreamPart } from "../../core/model.js";
-import { defineTool } from "../../core/tool.js";
-import { scriptedModel } from "../../models/scripted.js";
+import type { AgentEvent } from "../../../core/events.js";
+import type { ChatModel, ModelStreamPart } from "../../../core/model.js";
+import { defineTool } from "../../../core/tool.js";
+import { scriptedModel } from "../../../models/scripted.js";
 import { LLMCompiler } from "./llm-compiler.js";
 
 function lookupTool(calls: string[], failOn = "") {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { Agent } from "../../core/agent.js";
-import type { AgentEvent } from "../../core/events.js";
-import { defineTool } from "../../core/tool.js";
-import { scriptedModel } from "../../models/scripted.js";
+import { Agent } from "../../../core/agent.js";
+import type { AgentEvent } from "../../../core/events.js";
+import { defineTool } from "../../../core/tool.js";
+import { scriptedModel } from "../../../models/scripted.js";
 import { PlanTool } from "./plan-tool.js";
 
 const listFiles = defineTool({

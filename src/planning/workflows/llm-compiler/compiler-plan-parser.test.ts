@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { defineTool } from "../../core/tool.js";
+import { defineTool } from "../../../core/tool.js";
 import { CompilerPlanParser, type PlanParseEvent } from "./compiler-plan-parser.js";
 
 const tools = [

@@ -1,15 +1,16 @@
-import type { AgentEventListener } from "../../core/events.js";
-import type { Message } from "../../core/messages.js";
-import type { ChatModel } from "../../core/model.js";
-import type { Tool } from "../../core/tool.js";
-import { Toolkit } from "../../core/toolkit.js";
+import type { AgentEventListener } from "../../../core/events.js";
+import type { Message } from "../../../core/messages.js";
+import type { ChatModel } from "../../../core/model.js";
+import type { Tool } from "../../../core/tool.js";
+import { Toolkit } from "../../../core/toolkit.js";
 import { referencedVariables, substituteEvidence } from "./evidence-variables.js";
-import { requestReply } from "./model-reply.js";
+import { requestReply } from "../model-reply.js";
 import { LLM_WORKER, parseRewooPlan, type RewooStep } from "./rewoo-plan-parser.js";
 import { rewooPlannerPrompt, rewooRetryNote, rewooSolverPrompt } from "./rewoo-prompts.js";
-import { toolCatalog } from "./tool-catalog.js";
-import { listenerSink, WorkflowRecorder } from "./workflow-recorder.js";
-import type { Workflow, WorkflowResult, WorkflowRunOptions } from "./workflow-trace.js";
+import { toolCatalog } from "../tool-catalog.js";
+import { WorkflowRun } from "../workflow-run.js";
+import type { Workflow, WorkflowOutcome, WorkflowRunOptions } from "../workflow.js";
+import type { StepRecord } from "../workflow-trace.js";
 
 export interface RewooOptions {
   /** Plans, and also works the LLM steps and solves unless `workerModel` / `solverModel` are given. */
@@ -20,6 +21,12 @@ export interface RewooOptions {
   name?: string;
   onEvent?: AgentEventListener;
 }
+
+/**
+ * What a checkpoint holds of a ReWOO run: the plan once made (no steps when the planner failed), then
+ * each step's evidence in order, and which steps left none that later steps can use.
+ */
+type Progress = { plan: { steps: RewooStep[] } | null; evidence: [string, string][]; unusable: [string, "failed" | "was not run"][] };
 
 /**
  * ReWOO (reasoning without observation): the planner writes every step at once with #E variables,
@@ -36,49 +43,70 @@ export class Rewoo implements Workflow {
     this.#toolkit = new Toolkit(opts.tools);
   }
 
-  async run(task: string, opts: WorkflowRunOptions = {}): Promise<WorkflowResult> {
-    const { signal } = opts;
-    const recorder = new WorkflowRecorder("rewoo", task, listenerSink(this.#opts.name ?? "rewoo", this.#opts.onEvent));
-    const planStarted = performance.now();
-    const { steps, errors } = await this.#plan(task, signal);
-    recorder.planned({
-      steps: (steps ?? []).map((step) => ({
-        id: step.id,
-        description: step.description || step.tool,
-        dependsOn: referencedVariables(step.input),
-      })),
-      errors,
-      fallback: steps === undefined,
-      durationMs: performance.now() - planStarted,
-    });
+  async run(task: string, opts: WorkflowRunOptions = {}): Promise<WorkflowOutcome> {
+    const run = new WorkflowRun<Progress>("rewoo", task, opts, { name: this.#opts.name ?? "rewoo", onEvent: this.#opts.onEvent }, () => ({
+      plan: null,
+      evidence: [],
+      unusable: [],
+    }));
+    return run.ended ?? run.guard(() => this.#drive(run));
+  }
 
-    const evidence = new Map<string, string>();
+  async #drive(run: WorkflowRun<Progress>): Promise<WorkflowOutcome> {
+    const { task, signal } = run;
+    const p = run.progress;
+    if (!p.plan) {
+      const planStarted = performance.now();
+      const { steps, errors } = await this.#plan(task, signal);
+      run.recorder.planned({
+        steps: (steps ?? []).map((step) => ({
+          id: step.id,
+          description: step.description || step.tool,
+          dependsOn: referencedVariables(step.input),
+        })),
+        errors,
+        fallback: steps === undefined,
+        durationMs: performance.now() - planStarted,
+      });
+      p.plan = { steps: steps ?? [] };
+      await run.checkpoint();
+    }
+
+    const steps = p.plan.steps;
+    const evidence = new Map(p.evidence);
     // Steps without usable evidence, and what happened to them: a step that needs one is not run,
     // so no tool (a write tool least of all) acts on an error text, and the skip passes down the chain.
-    const unusable = new Map<string, "failed" | "was not run">();
-    for (const step of steps ?? []) {
+    const unusable = new Map(p.unusable);
+    for (const step of steps.slice(p.evidence.length)) {
+      if (run.aborted) return run.abort();
       const needs = referencedVariables(step.input);
-      const end = recorder.stepStarted(1, { id: step.id, description: step.description || step.tool, dependsOn: needs });
+      const end = run.recorder.stepStarted(1, { id: step.id, description: step.description || step.tool, dependsOn: needs });
       const missing = needs.find((variable) => unusable.has(variable));
+      let record: StepRecord;
       if (missing !== undefined) {
         const text = `Not run: ${missing}, whose evidence it needs, ${unusable.get(missing)}.`;
-        end(text, true);
+        record = end(text, true);
         unusable.set(step.id, "was not run");
         evidence.set(step.id, text);
-        continue;
+      } else {
+        const result = await this.#work(step, substituteEvidence(step.input, evidence), signal);
+        // Evidence cut short by the abort is not gathered: a resumed run works the step again.
+        if (run.aborted) return run.abort();
+        record = end(result.text, result.isError);
+        if (result.isError) unusable.set(step.id, "failed");
+        evidence.set(step.id, result.isError ? `Error: ${result.text}` : result.text);
       }
-      const result = await this.#work(step, substituteEvidence(step.input, evidence), signal);
-      end(result.text, result.isError);
-      if (result.isError) unusable.set(step.id, "failed");
-      evidence.set(step.id, result.isError ? `Error: ${result.text}` : result.text);
+      p.evidence = [...evidence];
+      p.unusable = [...unusable];
+      await run.stepDone(record);
     }
 
     const reply = await requestReply(
       this.#opts.solverModel ?? this.#opts.model,
-      [{ role: "user", content: rewooSolverPrompt(task, steps ?? [], evidence) }],
+      [{ role: "user", content: rewooSolverPrompt(task, steps, evidence) }],
       signal ? { signal } : {},
     );
-    return recorder.finish(reply.content);
+    return run.end(reply.content, "final");
   }
 
   async #plan(task: string, signal: AbortSignal | undefined): Promise<{ steps?: RewooStep[]; errors: string[] }> {

@@ -1,6 +1,6 @@
 // Everything the plan tool's models read. Prompts are code: plan-tool-prompts.test.ts checks what each must say.
-import { planRejectedAnswer, rejectedPlanFeedback } from "./plan-approval-prompts.js";
-import type { PlanReview } from "./workflow-trace.js";
+import { planRejectedAnswer, rejectedPlanFeedback } from "../plan-approval-prompts.js";
+import type { PlanReview } from "../plan-review.js";
 
 export const PLAN_TOOL_NAME = "plan";
 
@@ -10,6 +10,9 @@ export const PLAN_TOOL_DESCRIPTION = [
   "subtasks. Returns every subtask's result in one text. Use it for work that needs several distinct",
   "steps; for a question or a change you can finish in one or two tool calls, act directly instead.",
 ].join(" ");
+
+/** The plan tool's `steps` argument, present when plans wait for the user. */
+export const PLAN_TOOL_STEPS_NOTE = "Leave this out: the planner fills it in, and the user reviews it before anything runs.";
 
 export function plannerSystemPrompt(maxSubtasks: number): string {
   return [
