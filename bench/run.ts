@@ -26,7 +26,8 @@ for (const benchmark of benchmarks) {
     if (json) process.stdout.write(`${JSON.stringify(figure)}\n`);
     else {
       const system = figure.system ? ` [${figure.system}]` : "";
-      process.stdout.write(`${figure.bench}.${figure.metric}${system}: ${figure.value}\n`);
+      const budget = figure.budget ? ` (budget ${figure.budget})` : "";
+      process.stdout.write(`${figure.bench}.${figure.metric}${system}${budget}: ${figure.value}\n`);
     }
   }
 }
