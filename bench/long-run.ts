@@ -16,6 +16,7 @@ import { unitRef } from "../src/planning/folding/folded-record.js";
 import type { FoldingState } from "../src/planning/folding/folding-state.js";
 import { PlanNotebook } from "../src/planning/notebook/plan-notebook.js";
 import type { Benchmark, BenchFigure } from "./figure.js";
+import type { Chart } from "./svg-chart.js";
 import { countTokens } from "./tokens.js";
 
 const BENCH = "long-run";
@@ -312,23 +313,19 @@ function sum(values: readonly number[]): number {
   return values.reduce((a, b) => a + b, 0);
 }
 
-/** Request sizes per call, unfolded and folded at each budget: what `--plot` draws. */
-export type LongRunSeries = { unfolded: number[]; folded: { budget: number; requestTokens: number[] }[] };
-let lastSeries: LongRunSeries | undefined;
-export function longRunSeries(): LongRunSeries | undefined {
-  return lastSeries;
-}
+/** Request sizes per call, unfolded and folded at each budget, of the last run: what `--plot` draws. */
+let lastSeries: { name: string; requestTokens: number[] }[] = [];
 
 export const longRunBenchmark: Benchmark = {
   name: BENCH,
   async run(): Promise<BenchFigure[]> {
     const unfolded = await replay(UNITS);
     const figures: BenchFigure[] = [];
-    const series: LongRunSeries = { unfolded: unfolded.requestTokens, folded: [] };
+    const series = [{ name: "unfolded", requestTokens: unfolded.requestTokens }];
     for (const budget of [BUDGET_TOKENS, ...OTHER_BUDGETS]) {
       const folded = await replay(UNITS, budget);
       const long = await replay(LONG_UNITS, budget);
-      series.folded.push({ budget, requestTokens: folded.requestTokens });
+      series.push({ name: `folded, ${budget / 1000}k budget`, requestTokens: folded.requestTokens });
       // The headline budget's figures carry no budget field; the others name theirs.
       const tag = budget === BUDGET_TOKENS ? {} : { budget };
       const figure = (metric: string, value: number): BenchFigure => ({ bench: BENCH, metric, system: "folded", ...tag, value });
@@ -353,4 +350,14 @@ export const longRunBenchmark: Benchmark = {
     lastSeries = series;
     return figures;
   },
+  plots: (): Chart[] => [
+    {
+      name: "long-run-request-tokens",
+      title: "Request size per model call, 200-step run",
+      xLabel: "model call",
+      yLabel: "request tokens (o200k)",
+      kind: "line",
+      series: lastSeries.map(({ name, requestTokens }) => ({ name, points: requestTokens.map((tokens, i): [number, number] => [i + 1, tokens]) })),
+    },
+  ],
 };
