@@ -46,7 +46,7 @@ export type { PostgresTaskStoreOptions } from "./stores/postgres-task-store.js";
 export { createMcpServer, serveMcpStdio } from "./integrations/mcp-server.js";
 export type { McpServerOptions, RunningMcpServer } from "./integrations/mcp-server.js";
 export { startMcpHttpServer } from "./integrations/mcp-http-server.js";
-export type { McpHttpServer, McpHttpServerOptions, McpSessionInfo } from "./integrations/mcp-http-server.js";
+export type { McpHttpServer, McpHttpServerOptions, McpSessionCloseReason, McpSessionEvent, McpSessionInfo } from "./integrations/mcp-http-server.js";
 export { contextFolding } from "./planning/folding/context-folding.js";
 export type { ContextFolding, ContextFoldingOptions } from "./planning/folding/context-folding.js";
 export type { ContextFoldedEvent } from "./planning/folding/folding-events.js";
@@ -97,6 +97,7 @@ export type {
 } from "./planning/workflows/workflow-trace.js";
 export { startViewer } from "./web/viewer-server.js";
 export type { Viewer, ViewerOptions } from "./web/viewer-server.js";
+export type { EventStreamStat } from "./web/run-event-stream.js";
 export type { PlanApprover, PlanDecision } from "./planning/workflows/plan-approval.js";
 export type { PlanReview } from "./planning/workflows/workflow-trace.js";
 export type { TaskBoardSubscription } from "./stores/postgres-task-store.js";
