@@ -77,18 +77,20 @@ describe("anthropicModel's prompt cache across a multi-turn run", () => {
     let previousStable: Block[] = [];
     for (const [i, body] of bodies.entries()) {
       const all = blocks(body);
-      // Within Anthropic's limit of four breakpoints: the tools, the system prompt, one message block.
-      expect(all.filter((b) => b.cache_control).length).toBe(3);
+      const prefix = body.tools.length + body.system.length;
       expect(body.tools.at(-1)?.cache_control).toEqual({ type: "ephemeral" });
       expect(body.system).toEqual([{ type: "text", text: "You fix configs.", cache_control: { type: "ephemeral" } }]);
-      const messageBlocks = body.messages.flatMap((m) => m.content);
-      const marked = messageBlocks.findIndex((b) => b.cache_control);
-      const tail = messageBlocks.slice(marked + 1);
+      const marks = all.flatMap((block, at) => (block.cache_control ? [at] : []));
+      const end = marks.at(-1) as number;
+      // Within Anthropic's limit of four: the tools, the system prompt, where the previous request's
+      // stored prefix ended (so the cache is found however long the last turn was), and where this one's ends.
+      expect(marks).toEqual([prefix - 2, prefix - 1, ...(i === 0 ? [] : [previousStable.length - 1]), end]);
+      const tail = all.slice(end + 1);
       // The first request has no list yet, so no tail; later ones end with the recitation, unmarked.
       if (i === 0) expect(tail).toEqual([]);
       else expect(tail).toEqual([{ type: "text", text: expect.stringMatching(/^<todo-list>/) }]);
       // What the last request stored up to its breakpoint comes back unchanged, so the cache can serve it.
-      const stable = withoutMarks(all.slice(0, body.tools.length + body.system.length + marked + 1));
+      const stable = withoutMarks(all.slice(0, end + 1));
       expect(stable.slice(0, previousStable.length)).toEqual(previousStable);
       expect(stable.length).toBeGreaterThan(previousStable.length);
       previousStable = stable;

@@ -106,7 +106,8 @@ describe("anthropicModel", () => {
       max_tokens: 4096,
       system: [{ type: "text", text: "Be brief.", cache_control: { type: "ephemeral" } }],
       messages: [
-        { role: "user", content: [{ type: "text", text: "Paris or Rome?" }] },
+        // Where the previous request's stored prefix ended, just before the model's latest turn.
+        { role: "user", content: [{ type: "text", text: "Paris or Rome?", cache_control: { type: "ephemeral" } }] },
         {
           role: "assistant",
           content: [

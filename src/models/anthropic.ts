@@ -90,9 +90,11 @@ export function anthropicModel(opts: AnthropicModelOptions): ChatModel & {
  * Anthropic keeps the system prompt apart and wants turns that alternate between user and
  * assistant, with tool results sent as blocks of a user turn. Leading system messages become the
  * system prompt; a later one (an ephemeral hint) is kept in place as user text. When `stableEnd` is
- * given, the last block of the messages before it carries a cache breakpoint: the tail after it changes every
- * request, what is before it is repeated by the next one (Anthropic reads a cached prefix up to a
- * breakpoint, so one on the tail would never be read back).
+ * given, the last block of the messages before it carries a cache breakpoint: the tail after it
+ * changes every request, what is before it is repeated by the next one (Anthropic reads a cached
+ * prefix up to a breakpoint, so one on the tail would never be read back). A second breakpoint sits
+ * where the previous request's stable prefix ended, just before the model's latest turn: Anthropic
+ * looks back only about 20 blocks from a breakpoint, and a turn of many parallel tool calls is longer.
  */
 function toWireConversation(messages: readonly Message[], stableEnd: number | undefined): { system: string; messages: MessageParam[] } {
   const systemParts: string[] = [];
@@ -133,7 +135,13 @@ function toWireConversation(messages: readonly Message[], stableEnd: number | un
     }
   }
   if (stableEnd !== undefined && stableEnd >= messages.length) lastStable = turns.at(-1)?.content.at(-1);
-  if (lastStable) markBreakpoint(lastStable);
+  if (lastStable) {
+    let turn = turns.findIndex((t) => t.content.includes(lastStable as ContentBlockParam));
+    while (turn >= 0 && turns[turn]?.role !== "assistant") turn--;
+    const previousEnd = turns[turn - 1]?.content.at(-1);
+    if (previousEnd) markBreakpoint(previousEnd);
+    markBreakpoint(lastStable);
+  }
   return { system: systemParts.join("\n\n"), messages: turns };
 }
 
