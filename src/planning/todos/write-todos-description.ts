@@ -8,14 +8,14 @@ export function writeTodosDescription(opts: { ids: boolean; recited: boolean }):
     ? "Items have stable ids: send `todos` with the complete list to create or restructure it (keep the ids of items that stay), or `updates` with only the items that change, by id."
     : "Each call replaces the whole list (statuses pending, in_progress, completed).";
   return [
-    "Use for tasks of three or more steps, never for fewer than three steps.",
+    "Keep a todo list for tasks of three or more steps; never for fewer than three steps.",
     writing,
     "Update the moment an item changes; never save several changes for later.",
     "Keep exactly one item in_progress until every item is completed.",
     "No failed status: if blocked, leave it in_progress and add a new item for the blocker.",
     "At most once per turn.",
     "The list is not the answer. After your last write_todos call, give the user your answer.",
-    ...(opts.recited ? ["It is shown to you at the end of every request."] : []),
+    ...(opts.recited ? ["The list is shown to you at the end of every request."] : []),
     "Again: for fewer than three steps, do not use it.",
   ].join("\n");
 }
