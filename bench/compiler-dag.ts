@@ -13,6 +13,7 @@ const DAG_SIZES = [10, 25, 50, 75, 100, 150, 200];
 const LOOKUP_MS = 20;
 const PLANNER_LINE_MS = 20;
 const REPEATS = 3;
+const LIMITED_WORKERS = 4;
 
 type SimulatedTask = { id: number; latency: number; deps: number[] };
 
@@ -28,6 +29,7 @@ export const compilerDagBenchmark: Benchmark = {
     return [
       figure("makespan_over_critical_path", ratios.measured),
       figure("makespan_over_nominal_critical_path", ratios.nominal),
+      figure("makespan_over_bound_4_workers", await limitedWorkersRatio()),
       figure("speedup_parallel_lookups", await parallelLookupSpeedup()),
       figure("first_task_start_ms", await firstTaskStart()),
     ];
@@ -75,7 +77,7 @@ async function makespanRatios(): Promise<{ measured: number; nominal: number; ru
   };
 }
 
-async function runDag(tasks: readonly SimulatedTask[]): Promise<DagRun> {
+async function runDag(tasks: readonly SimulatedTask[], maxParallel?: number): Promise<DagRun & { work: number }> {
   const durations = new Map<number, number>();
   let lastEnd = 0;
   const tools = LATENCIES_MS.map((latency) =>
@@ -96,15 +98,31 @@ async function runDag(tasks: readonly SimulatedTask[]): Promise<DagRun> {
   const plan = tasks
     .map((t) => JSON.stringify({ id: t.id, tool: `sim_${t.latency}`, args: { task: t.id, input: t.deps.map((d) => `$${d}`).join(" ") || "start" } }))
     .join("\n");
-  const compiler = new LLMCompiler({ model: scriptedModel([plan]), joinerModel: scriptedModel([finishReply]), tools });
+  const compiler = new LLMCompiler({ model: scriptedModel([plan]), joinerModel: scriptedModel([finishReply]), tools, ...(maxParallel ? { maxParallel } : {}) });
   const started = performance.now();
   await compiler.run("simulated DAG");
   return {
     tasks: tasks.length,
+    work: [...durations.values()].reduce((a, b) => a + b, 0),
     makespan: lastEnd - started,
     criticalPath: criticalPath(tasks, (t) => durations.get(t.id) ?? 0),
     nominalCriticalPath: criticalPath(tasks, (t) => t.latency),
   };
+}
+
+/**
+ * The same DAGs with only LIMITED_WORKERS tasks at a time: the worst ratio of the makespan to the
+ * lower bound no schedule can beat, the larger of the critical path and the work shared by the
+ * workers (both from the tasks' measured durations). Here the order of ready tasks matters.
+ */
+async function limitedWorkersRatio(): Promise<number> {
+  const random = mulberry32(6);
+  let worst = 0;
+  for (const size of DAG_SIZES) {
+    const run = await runDag(randomDag(size, random), LIMITED_WORKERS);
+    worst = Math.max(worst, run.makespan / Math.max(run.criticalPath, run.work / LIMITED_WORKERS));
+  }
+  return worst;
 }
 
 function medianBy<T>(values: readonly T[], key: (value: T) => number): T {
