@@ -102,6 +102,15 @@ describe("anthropicModel's prompt cache across a multi-turn run", () => {
     expect(result.usage.inputTokens).toBe(5 * 20 + 4400 + 1280);
   });
 
+  it("marks no message of a request that does not say where its tail starts (a one-off prompt)", async () => {
+    server = await startTestServer(reply([{ type: "text", text: "ok" }], { read: 0, write: 0 }));
+    const model = anthropicModel({ model: "claude-test", apiKey: "sk-ant-test", baseURL: server.url });
+    await model.generate({ messages: [{ role: "system", content: "Be brief." }, { role: "user", content: "hi" }], tools: [] });
+    const body = server.requests[0]?.body as WireBody;
+    expect(body.system[0]?.cache_control).toEqual({ type: "ephemeral" });
+    expect(JSON.stringify(body.messages)).not.toContain("cache_control");
+  });
+
   it("marks nothing when the prompt cache is turned off", async () => {
     server = await startTestServer(reply([{ type: "text", text: "ok" }], { read: 0, write: 0 }));
     const model = anthropicModel({ model: "claude-test", apiKey: "sk-ant-test", baseURL: server.url, promptCache: false });
@@ -111,6 +120,7 @@ describe("anthropicModel's prompt cache across a multi-turn run", () => {
         { role: "user", content: "hi" },
       ],
       tools: [{ name: "noop", description: "Nothing.", parameters: { type: "object" } }],
+      ephemeralFrom: 2,
     });
     expect(JSON.stringify(server.requests[0]?.body)).not.toContain("cache_control");
     expect(server.requests[0]?.body.system).toBe("Be brief.");

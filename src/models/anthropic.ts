@@ -33,8 +33,10 @@ export interface AnthropicModelOptions extends RetryOptions {
   maxTokens?: number | undefined;
   temperature?: number | undefined;
   /**
-   * Mark prompt-cache breakpoints (default true): on the tools, the system prompt and the last
-   * message before the request's ephemeral tail, so each turn reads the stable prefix from the cache.
+   * Mark prompt-cache breakpoints (default true): on the tools, the system prompt and, when the
+   * request says where its ephemeral tail starts (`ephemeralFrom`, as the agent does), on the last
+   * message before it, so each turn reads the stable prefix from the cache. A request without it
+   * (a one-off prompt) caches only tools and system: a cache write costs more than a plain read.
    */
   promptCache?: boolean | undefined;
 }
@@ -59,7 +61,7 @@ export function anthropicModel(opts: AnthropicModelOptions): ChatModel & {
   const promptCache = opts.promptCache ?? true;
 
   function body(req: ModelRequest): MessageCreateParamsNonStreaming {
-    const { system, messages } = toWireConversation(req.messages, promptCache ? (req.ephemeralFrom ?? req.messages.length) : undefined);
+    const { system, messages } = toWireConversation(req.messages, promptCache ? req.ephemeralFrom : undefined);
     const tools = req.tools.map(toWireTool);
     const lastTool = tools.at(-1);
     if (promptCache && lastTool) lastTool.cache_control = CACHE_BREAKPOINT;
