@@ -27,6 +27,7 @@ export type { PlanNotebookOptions, PlanNotebookState, PlanChange, PlanChangeHook
 export { Plan, SubTask, PLAN_STATES, SETTABLE_SUBTASK_STATES } from "./planning/notebook/plan.js";
 export type { PlanData, SubTaskData, PlanInput, SubTaskInput, PlanState, SettableSubTaskState } from "./planning/notebook/plan.js";
 export { defaultPlanToHint } from "./planning/notebook/hints.js";
+export type { RecommendedCall } from "./planning/notebook/hints.js";
 export type { PlanStorage } from "./planning/notebook/plan-storage.js";
 export { MemoryPlanStorage } from "./planning/notebook/memory-plan-storage.js";
 export { SqlitePlanStorage } from "./stores/sqlite-plan-storage.js";
