@@ -284,11 +284,11 @@ export class Agent {
       if (signal?.aborted) return finish("aborted");
       if (progress.steps >= this.maxSteps) return finish("max-steps");
       const step = ++progress.steps;
-      const messages = await this.#buildRequest(step, notes, signal);
+      const { messages, ephemeralFrom } = await this.#buildRequest(step, notes, signal);
       notes = [];
       this.#emit({ type: "model-start", step, messageCount: messages.length, toolCount: this.toolkit.names.length });
       const started = Date.now();
-      const request = { messages, tools: this.toolkit.specs(), ...(signal ? { signal } : {}) };
+      const request = { messages, tools: this.toolkit.specs(), ephemeralFrom, ...(signal ? { signal } : {}) };
       const response = await raceAbort(this.model.generate(request), signal);
       if (response === ABORTED) return finish("aborted");
       progress.usage = addUsage(progress.usage, response.usage);
@@ -352,7 +352,8 @@ export class Agent {
     this.#emit({ type: "turn-end", step });
   }
 
-  async #buildRequest(step: number, notes: string[], signal: AbortSignal | undefined): Promise<Message[]> {
+  /** The request's messages: system prompt and memory (the stable prefix), then the ephemeral tail from `ephemeralFrom`. */
+  async #buildRequest(step: number, notes: string[], signal: AbortSignal | undefined): Promise<{ messages: Message[]; ephemeralFrom: number }> {
     for (const plugin of this.plugins) {
       const rewritten = await plugin.rewriteMemory?.(this.#turnContext(step, signal));
       if (rewritten) this.#memory = cloneMessages(rewritten);
@@ -363,12 +364,13 @@ export class Agent {
       .join("\n\n");
     if (system) messages.push({ role: "system", content: system });
     messages.push(...cloneMessages(this.#memory));
+    const ephemeralFrom = messages.length;
     for (const plugin of this.plugins) {
       const extra = await plugin.beforeModel?.({ ...this.#turnContext(step, signal), messages });
       if (extra) messages.push(...cloneMessages(extra));
     }
     for (const note of notes) messages.push({ role: "user", content: note });
-    return messages;
+    return { messages, ephemeralFrom };
   }
 
   async #afterModel(

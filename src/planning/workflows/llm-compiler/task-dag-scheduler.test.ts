@@ -13,10 +13,13 @@ function controlledRunner() {
   const finish = async (id: number) => {
     pending.get(id)?.();
     pending.delete(id);
-    await new Promise((r) => setImmediate(r));
+    await settled();
   };
   return { log, run, finish };
 }
+
+/** Lets the scheduler start what is ready: it does so in the microtask after a task becomes ready. */
+const settled = () => new Promise((r) => setImmediate(r));
 
 describe("TaskDagScheduler", () => {
   it("starts a task the moment its last dependency finishes, passing the results", async () => {
@@ -25,6 +28,7 @@ describe("TaskDagScheduler", () => {
     scheduler.add({ id: 1, dependsOn: [] });
     scheduler.add({ id: 2, dependsOn: [] });
     scheduler.add({ id: 3, dependsOn: [1, 2, 1] });
+    await settled();
     expect(log).toEqual(["start 1()", "start 2()"]);
     await finish(1);
     expect(log).toHaveLength(2);
@@ -41,6 +45,7 @@ describe("TaskDagScheduler", () => {
     const scheduler = new TaskDagScheduler(run);
     scheduler.complete(1, "earlier");
     scheduler.add({ id: 2, dependsOn: [1] });
+    await settled();
     expect(log).toEqual(["start 2(earlier)"]);
     expect(() => scheduler.add({ id: 3, dependsOn: [9] })).toThrow("unknown task(s) 9");
     expect(() => scheduler.add({ id: 2, dependsOn: [] })).toThrow("added twice");
@@ -50,9 +55,29 @@ describe("TaskDagScheduler", () => {
     const { log, run, finish } = controlledRunner();
     const scheduler = new TaskDagScheduler(run, { maxParallel: 1 });
     for (const id of [1, 2, 3]) scheduler.add({ id, dependsOn: [] });
+    await settled();
     expect(log).toEqual(["start 1()"]);
     await finish(1);
     expect(log).toEqual(["start 1()", "start 2()"]);
+  });
+
+  it("with too few workers for what is ready, starts the task with the longest chain waiting on it first", async () => {
+    const { log, run, finish } = controlledRunner();
+    const scheduler = new TaskDagScheduler(run, { maxParallel: 1 });
+    // Tasks 1 and 2 are side work; 3 heads the chain 3 → 4 → 5, which decides when the DAG is done.
+    scheduler.add({ id: 1, dependsOn: [] });
+    scheduler.add({ id: 2, dependsOn: [] });
+    scheduler.add({ id: 3, dependsOn: [] });
+    scheduler.add({ id: 4, dependsOn: [3] });
+    scheduler.add({ id: 5, dependsOn: [4] });
+    await settled();
+    expect(log).toEqual(["start 3()"]);
+    await finish(3);
+    // 4 now heads the longest chain, ahead of the side work that was ready before it.
+    expect(log).toEqual(["start 3()", "start 4(r3)"]);
+    await finish(4);
+    // Chains of one task each: the earliest ready goes first.
+    expect(log.slice(2)).toEqual(["start 1()"]);
   });
 
   it("runs every task of any DAG exactly once, after all of its dependencies", async () => {

@@ -6,6 +6,10 @@ export type DagTaskRunner<T extends DagTask, R> = (task: T, inputs: ReadonlyMap<
 /**
  * Runs a growing task DAG: a task starts the moment its last dependency finishes, so tasks can be
  * added while the plan is still being written. Everything is driven by task completions; nothing polls.
+ * Ready tasks start in the microtask after they became ready, together with every task that became
+ * ready in the same burst (a plan delivered at once, several completions): when `maxParallel` leaves
+ * room for only some of them, those with the longest chain of known tasks waiting on them go first,
+ * so the critical path is not queued behind side work.
  */
 export class TaskDagScheduler<T extends DagTask, R> {
   readonly #run: DagTaskRunner<T, R>;
@@ -15,7 +19,11 @@ export class TaskDagScheduler<T extends DagTask, R> {
   /** Tasks waiting for dependencies, with how many are still unfinished. */
   readonly #waiting = new Map<number, { task: T; missing: number }>();
   readonly #dependents = new Map<number, number[]>();
+  /** Tasks not yet finished → the length of the longest chain of known tasks from it, itself included. */
+  readonly #chain = new Map<number, number>();
+  readonly #waitsOn = new Map<number, readonly number[]>();
   readonly #ready: T[] = [];
+  #pumpQueued = false;
   #running = 0;
   #idleWaiters: { resolve(): void; reject(error: unknown): void }[] = [];
   #failure: { error: unknown } | undefined;
@@ -42,9 +50,12 @@ export class TaskDagScheduler<T extends DagTask, R> {
     if (unknown.length > 0) throw new Error(`Task ${task.id} depends on unknown task(s) ${unknown.join(", ")}.`);
     this.#claim(task.id);
     const pending = [...new Set(task.dependsOn)].filter((dep) => !this.#results.has(dep));
+    this.#chain.set(task.id, 1);
+    this.#waitsOn.set(task.id, pending);
+    this.#lengthenChains(task.id);
     if (pending.length === 0) {
       this.#ready.push(task);
-      this.#pump();
+      this.#queuePump();
       return;
     }
     this.#waiting.set(task.id, { task, missing: pending.length });
@@ -67,9 +78,40 @@ export class TaskDagScheduler<T extends DagTask, R> {
     this.#known.add(id);
   }
 
+  /** A new task lengthens the chains of the unfinished tasks it waits on, and theirs in turn. */
+  #lengthenChains(id: number): void {
+    const stack = [id];
+    while (stack.length > 0) {
+      const current = stack.pop() as number;
+      const length = (this.#chain.get(current) ?? 0) + 1;
+      for (const dep of this.#waitsOn.get(current) ?? []) {
+        if ((this.#chain.get(dep) ?? length) >= length) continue;
+        this.#chain.set(dep, length);
+        stack.push(dep);
+      }
+    }
+  }
+
+  #queuePump(): void {
+    if (this.#pumpQueued) return;
+    this.#pumpQueued = true;
+    queueMicrotask(() => {
+      this.#pumpQueued = false;
+      this.#pump();
+    });
+  }
+
+  /** The ready task with the longest chain after it; the earliest ready among equals. */
+  #takeReady(): T {
+    const chain = (at: number) => this.#chain.get((this.#ready[at] as T).id) ?? 0;
+    let best = 0;
+    for (let at = 1; at < this.#ready.length; at++) if (chain(at) > chain(best)) best = at;
+    return this.#ready.splice(best, 1)[0] as T;
+  }
+
   #pump(): void {
     while (this.#running < this.#maxParallel && this.#ready.length > 0) {
-      const task = this.#ready.shift() as T;
+      const task = this.#takeReady();
       this.#running++;
       const inputs = new Map(task.dependsOn.map((dep) => [dep, this.#results.get(dep) as R]));
       this.#run(task, inputs).then(
@@ -88,6 +130,8 @@ export class TaskDagScheduler<T extends DagTask, R> {
 
   #finish(id: number, result: R): void {
     this.#results.set(id, result);
+    this.#chain.delete(id);
+    this.#waitsOn.delete(id);
     for (const dependentId of this.#dependents.get(id) ?? []) {
       const entry = this.#waiting.get(dependentId);
       if (!entry || --entry.missing > 0) continue;
@@ -95,7 +139,7 @@ export class TaskDagScheduler<T extends DagTask, R> {
       this.#ready.push(entry.task);
     }
     this.#dependents.delete(id);
-    this.#pump();
+    if (this.#ready.length > 0) this.#queuePump();
     this.#settle();
   }
 
