@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ApprovalDecision, ApprovalDecisions, PendingCall } from "../core/approval.js";
-import type { PlanApprover, PlanDecision } from "../planning/workflows/plan-approval.js";
+import type { PlanDecision } from "../planning/workflows/plan-review.js";
 import { CliError } from "./cli-error.js";
 
 /** Talks to the user in the terminal; `null` means nobody answered (input closed). */
@@ -26,6 +26,8 @@ export async function askForDecisions(pending: readonly PendingCall[], prompter:
 }
 
 async function askOne(call: PendingCall, prompter: DecisionPrompter): Promise<ApprovalDecision | null> {
+  const plan = proposedPlan(call);
+  if (plan) return planApproval(plan, await askPlanDecision(plan, prompter));
   const args = prettyArguments(call.arguments);
   if (call.kind === "question") {
     const answer = await prompter.ask(`\nThe agent asks: ${questionOf(call.arguments)}\nyour answer> `);
@@ -88,15 +90,26 @@ export function readEditedSteps(text: string): { steps: string[] } | { error: st
 }
 
 /**
- * Plan approval in the terminal. Without a prompter, or once input has ended, nobody can answer: a
- * workflow cannot stay paused, so the run stops before the plan runs.
+ * The plan a call puts to the user: a workflow's plan (kind "plan"), or the plan tool's call once its
+ * planner has filled in the steps. Both carry `{ task, steps }`.
  */
-export function terminalPlanApprover(prompter: DecisionPrompter | undefined): PlanApprover {
-  return async (plan) => {
-    const decision = prompter ? await askPlanDecision(plan, prompter) : null;
-    if (decision) return decision;
-    throw new CliError("nobody answered whether to run the plan, so it was not run; start the run again in a terminal", 3);
-  };
+function proposedPlan(call: PendingCall): { task: string; steps: string[] } | undefined {
+  if (call.kind !== "plan" && call.name !== "plan") return undefined;
+  try {
+    const { task, steps } = JSON.parse(call.arguments) as { task?: unknown; steps?: unknown };
+    if (typeof task === "string" && Array.isArray(steps) && steps.every((step) => typeof step === "string")) return { task, steps: steps as string[] };
+  } catch {
+    // Not a plan after all: asked about as any other call.
+  }
+  return undefined;
+}
+
+/** The terminal's answer about a plan as the decision the paused run takes; an edit keeps the task. */
+function planApproval(plan: { task: string; steps: string[] }, decision: PlanDecision | null): ApprovalDecision | null {
+  if (!decision) return null;
+  if (decision.action === "approve") return { action: "approve" };
+  if (decision.action === "reject") return { action: "reject", reason: decision.feedback };
+  return { action: "edit", arguments: { task: plan.task, steps: decision.steps } };
 }
 
 /** The question of an ask_user call; its raw arguments when the model sent something else. */

@@ -9,7 +9,7 @@ import { DEMO_MODEL, modelsFor } from "./model-option.js";
 import { mcpCommand } from "./mcp-command.js";
 import { plansList, plansShow } from "./plans-command.js";
 import { openRuns } from "../runs/runs.js";
-import { openCliStores, RUN_DEFAULTS, runCommand, type RunCommandOptions } from "./run-command.js";
+import { cliTools, openCliStores, RUN_DEFAULTS, runCommand, type RunCommandOptions } from "./run-command.js";
 import { workerCommand } from "./worker-command.js";
 import { defaultDatabasePath } from "./stepwise-home.js";
 import { tasksList, tasksShow } from "./tasks-command.js";
@@ -127,8 +127,9 @@ program
   .action(async (opts: { port: number; host: string; token?: string; store?: string }) => {
     if (!Number.isInteger(opts.port) || opts.port < 0 || opts.port > 65535) throw new CliError("--port expects a port number from 0 to 65535");
     const token = opts.token ?? process.env["STEPWISE_UI_TOKEN"];
-    const stores = await openCliStores({ database: defaultDatabasePath(), ...(opts.store ? { store: opts.store } : {}) });
-    const runs = openRuns({ store: stores, models: modelsFor, onWarning: (message) => process.stderr.write(`stepwise: ${message}\n`) });
+    const database = defaultDatabasePath();
+    const stores = await openCliStores({ database, ...(opts.store ? { store: opts.store } : {}) });
+    const runs = openRuns({ store: stores, models: modelsFor, tools: cliTools(database), onWarning: (message) => process.stderr.write(`stepwise: ${message}\n`) });
     const closeRuns = async () => {
       await runs.close();
       await stores.close();

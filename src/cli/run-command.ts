@@ -1,4 +1,6 @@
 import type { AgentEvent } from "../core/events.js";
+import type { Tool } from "../core/tool.js";
+import { workspaceTools } from "../tools/workspace-tools.js";
 import { RunBusyError, RunLeaseLostError, RunNotFoundError, type RunRecord } from "../stores/run-store.js";
 import type { RunOutcome } from "../runs/run-driver.js";
 import { RunInputError } from "../runs/run-input-error.js";
@@ -8,8 +10,9 @@ import { openRuns, type RunHandle, type Runs } from "../runs/runs.js";
 import { parseApprovalMode } from "../runs/approval-mode.js";
 import { CliError } from "./cli-error.js";
 import { modelsFor } from "./model-option.js";
+import { storePaths } from "./stepwise-home.js";
 import { liveChecklistView, plainLogView, type RunView } from "./run-view.js";
-import { askForDecisions, terminalPlanApprover, type DecisionPrompter } from "./approval-prompt.js";
+import { askForDecisions, type DecisionPrompter } from "./approval-prompt.js";
 
 /**
  * `stepwise run`'s options. A new run fills what is missing from `RUN_DEFAULTS`; a resumed one from
@@ -45,6 +48,11 @@ export function storeLocation(opts: { database: string; store?: string }): strin
   return opts.store === undefined || opts.store === "sqlite" ? opts.database : opts.store;
 }
 
+/** The workspace tools, which never open the CLI's own store folder (wherever STEPWISE_HOME puts it). */
+export function cliTools(database: string): (settings: RunSettings) => Tool[] {
+  return (settings) => workspaceTools(settings.workspace, { protectedPaths: { hidden: storePaths(database) } });
+}
+
 /** Opens the stores once for the whole command, and fails in one line when they cannot be reached. */
 export async function openCliStores(opts: { database: string; store?: string }): Promise<RunStores> {
   const stores = await cliErrors(() => openStores(storeLocation(opts)));
@@ -63,7 +71,7 @@ export async function runCommand(task: string | undefined, opts: RunCommandOptio
   const runs = openRuns({
     store: stores,
     models: modelsFor,
-    approvePlan: terminalPlanApprover(io.prompter),
+    tools: cliTools(opts.database),
     onWarning: (message) => io.stderr.write(`stepwise: ${message}\n`),
   });
   try {

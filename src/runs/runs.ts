@@ -4,12 +4,10 @@ import type { AgentEvent } from "../core/events.js";
 import type { ChatModel } from "../core/model.js";
 import type { Tool } from "../core/tool.js";
 import { resolveModel } from "../models/model-spec.js";
-import type { PlanApprover } from "../planning/workflows/plan-approval.js";
 import type { TaskStore } from "../planning/tasks/task-store.js";
 import { RunBusyError, RunNotFoundError, type LoggedEvent, type RunLease, type RunRecord } from "../stores/run-store.js";
 import { workspaceTools } from "../tools/workspace-tools.js";
 import { approvalPolicy, approvesPlans } from "./approval-mode.js";
-import { checkpointBeforeTools } from "./checkpoint-before-tools.js";
 import { holderIsDeadHere, leaseHolderName } from "./lease-holder.js";
 import { driveSession, type CheckpointGate, type DriveStart, type RunOutcome } from "./run-driver.js";
 import { followRunEvents, RunChanges, type FollowOptions } from "./run-events.js";
@@ -26,8 +24,6 @@ export type RunsOptions = {
   models?: (spec: string, strategy: StrategyName) => ModelsByRole;
   /** The tools a run gets in this process (default: the workspace tools of its workspace). */
   tools?: (settings: RunSettings) => Tool[];
-  /** Asks a person about a workflow's plan before it runs, when the run's approval mode says so. */
-  approvePlan?: PlanApprover;
   /** This process's name in leases (default: host, pid and a random suffix). */
   holder?: string;
   /** How long a lease lasts without a heartbeat (ms, default 30 000): how soon a dead driver's run can be taken over. */
@@ -124,16 +120,15 @@ export function openRuns(opts: RunsOptions): Runs {
     }
     const plans = strategy === "notebook" ? await stores.plans(run.id) : undefined;
     const permissions = approvalPolicy(settings.approval);
-    const approvePlan = opts.approvePlan ?? nobodyApproves;
     return createSession(strategy, {
       runId: run.id,
       models,
       tools,
       taskStore: () => board ?? stores.board(settings.board ?? run.id),
       ...(plans ? { planStorage: () => plans } : {}),
-      runPlugins: [checkpointBeforeTools(save)],
+      checkpoint: save,
       ...(permissions ? { permissions } : {}),
-      ...(approvesPlans(settings.approval) ? { approvePlan } : {}),
+      ...(approvesPlans(settings.approval) ? { approvePlans: true } : {}),
       ...(settings.maxSteps ? { maxSteps: settings.maxSteps } : {}),
       ...(settings.contextBudget ? { contextBudget: settings.contextBudget } : {}),
     });
@@ -281,8 +276,3 @@ export function openRuns(opts: RunsOptions): Runs {
     },
   };
 }
-
-/** Without a way to ask, a workflow's plan cannot wait for a person: the run stops before the plan runs. */
-const nobodyApproves: PlanApprover = async () => {
-  throw new RunInputError("nobody here can approve the workflow's plan, so it was not run; start the run again where someone can answer");
-};

@@ -9,13 +9,13 @@ import { PlanNotebook } from "../planning/notebook/plan-notebook.js";
 import { TaskBoard } from "../planning/tasks/task-board.js";
 import type { TaskStore } from "../planning/tasks/task-store.js";
 import { todoList } from "../planning/todos/todo-list.js";
-import { LLMCompiler } from "../planning/workflows/llm-compiler.js";
-import { PlanAndExecute } from "../planning/workflows/plan-and-execute.js";
-import type { PlanApprover } from "../planning/workflows/plan-approval.js";
-import { PlanTool } from "../planning/workflows/plan-tool.js";
-import { Rewoo } from "../planning/workflows/rewoo.js";
+import { LLMCompiler } from "../planning/workflows/llm-compiler/llm-compiler.js";
+import { PlanAndExecute } from "../planning/workflows/plan-and-execute/plan-and-execute.js";
+import { PlanTool } from "../planning/workflows/plan-tool/plan-tool.js";
+import { Rewoo } from "../planning/workflows/rewoo/rewoo.js";
 import type { PlanStorage } from "../planning/notebook/plan-storage.js";
 import { AgentSession } from "./agent-session.js";
+import { checkpointBeforeTools } from "./checkpoint-before-tools.js";
 import { APPROVAL_MODES, type ApprovalMode } from "./approval-mode.js";
 import { planChecklist, tasksChecklist, todosChecklist } from "./checklist.js";
 import { RunInputError } from "./run-input-error.js";
@@ -40,14 +40,11 @@ export type StrategyContext = {
   /** Where the board lives: the SQLite file by default, PostgreSQL with --store. */
   taskStore: () => TaskStore;
   permissions?: PermissionPolicy;
-  /**
-   * Set when new plans wait for the user: workflows ask it before running a plan; the notebook pauses
-   * its run on create_plan instead (resumed with the other pending calls).
-   */
-  approvePlan?: PlanApprover;
+  /** New plans wait for the user: the run pauses on them (create_plan, the plan tool, a workflow's plan). */
+  approvePlans?: boolean;
+  /** Saves the run's checkpoint now: an agent's before its tool calls run, a workflow's after each step. */
+  checkpoint: () => Promise<void>;
   maxSteps?: number;
-  /** Added last to an agent strategy's plugins (the run layer's checkpoint before tools run). */
-  runPlugins?: Plugin[];
   /** Fold finished plan units out of the context past this many tokens (default: contextFolding's). */
   contextBudget?: number;
 };
@@ -62,9 +59,10 @@ export function parseStrategy(name: string): StrategyName {
 }
 
 /**
- * The `--approval` modes each strategy honours. Workflows run their steps' tools in sub-agents and
- * workers that cannot pause for one call, so only the plan can wait for the user (plan-tool,
- * plan-execute), or nothing can (rewoo, compiler).
+ * The `--approval` modes each strategy honours. Every strategy waits the same way, paused into its
+ * saved run; what can wait differs: workflows run their steps' tools in sub-agents and workers that
+ * do not pause for one call, so only the plan waits (plan-tool, plan-execute), or nothing does
+ * (rewoo, compiler, which have no plan approval).
  */
 const APPROVAL_BY_STRATEGY: Record<StrategyName, readonly ApprovalMode[]> = {
   notebook: APPROVAL_MODES,
@@ -97,7 +95,8 @@ export function createSession(strategy: StrategyName, ctx: StrategyContext): Str
     systemPrompt: SYSTEM_PROMPT,
     model: ctx.models("agent"),
     tools: [...tools, askUserTool()],
-    plugins: [...plugins, folding(), ...(ctx.runPlugins ?? [])],
+    // Last, so the checkpoint holds the calls as the other plugins left them.
+    plugins: [...plugins, folding(), checkpointBeforeTools(ctx.checkpoint)],
     ...(ctx.permissions ? { permissions: ctx.permissions } : {}),
     ...(ctx.maxSteps ? { maxSteps: ctx.maxSteps } : {}),
   });
@@ -105,7 +104,7 @@ export function createSession(strategy: StrategyName, ctx: StrategyContext): Str
     case "notebook": {
       const notebook = new PlanNotebook({
         ...(ctx.planStorage ? { storage: ctx.planStorage() } : {}),
-        planApproval: ctx.approvePlan !== undefined,
+        planApproval: ctx.approvePlans === true,
       });
       const agent = new Agent(agentOptions([notebook], ctx.tools));
       return new AgentSession(strategy, agent, async () => planChecklist(notebook.currentPlan));
@@ -126,7 +125,7 @@ export function createSession(strategy: StrategyName, ctx: StrategyContext): Str
         plannerModel: ctx.models("planner"),
         executorModel: ctx.models("executor"),
         tools: ctx.tools,
-        ...(ctx.approvePlan ? { approvePlan: ctx.approvePlan } : {}),
+        ...(ctx.approvePlans ? { approvePlans: true } : {}),
       });
       const agent = new Agent(agentOptions([planTool], ctx.tools));
       // The plan tool's workflow events reach the agent it is attached to.
@@ -144,8 +143,9 @@ export function createSession(strategy: StrategyName, ctx: StrategyContext): Str
             tools: ctx.tools,
             executorPlugins: () => [folding()],
             onEvent,
-            ...(ctx.approvePlan ? { approvePlan: ctx.approvePlan } : {}),
+            ...(ctx.approvePlans ? { approvePlans: true } : {}),
           }),
+        ctx.checkpoint,
       );
     case "rewoo":
       return new WorkflowSession(
@@ -158,11 +158,13 @@ export function createSession(strategy: StrategyName, ctx: StrategyContext): Str
             tools: ctx.tools,
             onEvent,
           }),
+        ctx.checkpoint,
       );
     case "compiler":
       return new WorkflowSession(
         strategy,
         (onEvent) => new LLMCompiler({ model: ctx.models("planner"), joinerModel: ctx.models("joiner"), tools: ctx.tools, onEvent }),
+        ctx.checkpoint,
       );
   }
 }
