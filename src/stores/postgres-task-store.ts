@@ -1,5 +1,6 @@
 import pg from "pg";
 import { applyChange, blockerGraph, normalizeImport, removeTask, sortIds, unknownTaskError } from "../planning/tasks/task-graph.js";
+import { leaseDuration, TaskLeaseError, type ClaimedTask, type ClaimOptions, type FencedWrite, type TaskClaim, type TaskLease } from "../planning/tasks/task-lease.js";
 import type { TaskStore, TaskStoreState } from "../planning/tasks/task-store.js";
 import { countByState, isTaskId, newTask, TaskRuleError, type Task, type TaskBoardChange, type TaskChange, type TaskDraft, type TaskImport, type TaskState } from "../planning/tasks/task.js";
 
@@ -13,6 +14,14 @@ type TaskRow = {
   blocked_by: string[];
   metadata: Record<string, unknown>;
   created_at: string;
+};
+
+/** A locked row, with what a fenced write checks. */
+type LockedRow = TaskRow & { lease_token: string; lease_live: boolean | null; db_now: Date };
+
+type ClaimRow = {
+  claimed: (Omit<TaskRow, "id" | "blocks" | "blocked_by"> & { id: number; blocks: number[]; blocked_by: number[]; lease_token: number; expires_ms: number }) | null;
+  expired: { taskId: string; owner: string | null; token: number; expiresMs: number }[];
 };
 
 export type PostgresTaskStoreOptions = {
@@ -58,30 +67,69 @@ const SCHEMA = `
     PRIMARY KEY (board_id, id)
   );
   CREATE INDEX IF NOT EXISTS stepwise_tasks_pending ON stepwise_tasks (board_id, id) WHERE state = 'pending';
+  -- Leases: the claim that last held the task (numbered from one sequence, so never reused) and,
+  -- while that lease is live, when it ends by the database's clock.
+  CREATE SEQUENCE IF NOT EXISTS stepwise_task_lease_tokens;
+  ALTER TABLE stepwise_tasks ADD COLUMN IF NOT EXISTS lease_token bigint NOT NULL DEFAULT 0;
+  ALTER TABLE stepwise_tasks ADD COLUMN IF NOT EXISTS lease_expires_at timestamptz;
+  CREATE INDEX IF NOT EXISTS stepwise_tasks_leased ON stepwise_tasks (board_id, lease_expires_at) WHERE state = 'in_progress';
 `;
+// The last object SCHEMA creates: when it exists, a database needs no schema work (which would lock live tables).
+const SCHEMA_MARKER = "stepwise_tasks_leased";
 
 const COLUMNS = "id, subject, description, state, owner, blocks, blocked_by, metadata, created_at";
 
-// One statement, so one atomic step: lock the lowest free row (skipping rows another claimer holds),
-// take it, and announce it on commit.
+/** A timestamptz as milliseconds since 1970, a JSON number. */
+const EPOCH_MS = (column: string) => `(extract(epoch FROM ${column}) * 1000)::float8`;
+
+const OPEN_BLOCKERS = `EXISTS (
+  SELECT 1 FROM stepwise_tasks b
+  WHERE b.board_id = t.board_id AND b.id = ANY (t.blocked_by) AND b.state <> 'completed')`;
+
+// One statement, so one atomic step by one clock (now() is the statement's start): lock the lowest
+// free row, a pending one or one whose lease expired (skipping rows another claimer holds), return
+// every other expired task to pending, claim the chosen row under a new lease, and announce both on
+// commit. $1 board, $2 owner, $3 channel, $4 lease in ms.
 const CLAIM = `
-  WITH picked AS (
-    SELECT t.id FROM stepwise_tasks t
-    WHERE t.board_id = $1 AND t.state = 'pending' AND (t.owner IS NULL OR t.owner = $2)
-      AND NOT EXISTS (
-        SELECT 1 FROM stepwise_tasks b
-        WHERE b.board_id = t.board_id AND b.id = ANY (t.blocked_by) AND b.state <> 'completed')
-    ORDER BY t.id
-    LIMIT 1
+  WITH pending_pick AS (
+    SELECT t.id, t.state, t.owner, t.lease_token, t.lease_expires_at FROM stepwise_tasks t
+    WHERE t.board_id = $1 AND t.state = 'pending' AND (t.owner IS NULL OR t.owner = $2) AND NOT ${OPEN_BLOCKERS}
+    ORDER BY t.id LIMIT 1
     FOR UPDATE OF t SKIP LOCKED
+  ), expired_pick AS (
+    SELECT t.id, t.state, t.owner, t.lease_token, t.lease_expires_at FROM stepwise_tasks t
+    WHERE t.board_id = $1 AND t.state = 'in_progress' AND t.lease_expires_at <= now() AND NOT ${OPEN_BLOCKERS}
+    ORDER BY t.id LIMIT 1
+    FOR UPDATE OF t SKIP LOCKED
+  ), picked AS (
+    SELECT * FROM (SELECT * FROM pending_pick UNION ALL SELECT * FROM expired_pick) p ORDER BY id LIMIT 1
+  ), released AS (
+    UPDATE stepwise_tasks t SET state = 'pending', owner = NULL, lease_expires_at = NULL
+    FROM (
+      SELECT id, owner, lease_token, lease_expires_at FROM stepwise_tasks
+      WHERE board_id = $1 AND state = 'in_progress' AND lease_expires_at <= now() AND id NOT IN (SELECT id FROM picked)
+      FOR UPDATE SKIP LOCKED
+    ) old
+    WHERE t.board_id = $1 AND t.id = old.id
+    RETURNING old.id, old.owner, old.lease_token, old.lease_expires_at
   ), claimed AS (
-    UPDATE stepwise_tasks t SET state = 'in_progress', owner = $2
+    UPDATE stepwise_tasks t SET state = 'in_progress', owner = $2, lease_token = nextval('stepwise_task_lease_tokens'),
+      lease_expires_at = now() + $4 * interval '1 millisecond'
     FROM picked WHERE t.board_id = $1 AND t.id = picked.id
-    RETURNING t.${COLUMNS.split(", ").join(", t.")}
+    RETURNING t.${COLUMNS.split(", ").join(", t.")}, t.lease_token, ${EPOCH_MS("t.lease_expires_at")} AS expires_ms
+  ), expired AS (
+    SELECT id, owner, lease_token, lease_expires_at FROM released
+    UNION ALL
+    SELECT id, owner, lease_token, lease_expires_at FROM picked WHERE state = 'in_progress'
   )
-  SELECT claimed.*, pg_notify($3, json_build_object('boardId', $1::text, 'action', 'claimed',
-    'taskIds', json_build_array(claimed.id::text))::text) AS notified
-  FROM claimed`;
+  SELECT
+    (SELECT row_to_json(c) FROM claimed c) AS claimed,
+    (SELECT coalesce(json_agg(json_build_object('taskId', id::text, 'owner', owner, 'token', lease_token,
+       'expiresMs', ${EPOCH_MS("lease_expires_at")}) ORDER BY id), '[]') FROM expired) AS expired,
+    (SELECT pg_notify($3, json_build_object('boardId', $1::text, 'action', 'released',
+       'taskIds', json_agg(id::text ORDER BY id))::text) FROM released HAVING count(*) > 0) AS released_notified,
+    (SELECT pg_notify($3, json_build_object('boardId', $1::text, 'action', 'claimed',
+       'taskIds', json_build_array(id::text))::text) FROM claimed) AS claimed_notified`;
 
 /**
  * One task board shared through PostgreSQL by agents in many processes and machines. Many boards
@@ -152,13 +200,14 @@ export class PostgresTaskStore implements TaskStore {
     });
   }
 
-  async update(id: string, change: TaskChange): Promise<Task> {
+  async update(id: string, change: TaskChange, opts: FencedWrite = {}): Promise<Task> {
     const named = [...(change.addBlocks ?? []), ...(change.addBlockedBy ?? [])];
     return this.#transaction(async (client) => {
       // Edge changes take the board lock so two of them can never close a cycle together.
       if (named.length > 0) await this.#lockBoard(client);
-      const tasks = await this.#lockTasks(client, [id, ...named]);
+      const { tasks, rows } = await this.#lockTasks(client, [id, ...named]);
       if (!tasks.has(id)) throw unknownTaskError(id, await this.#ids(client));
+      if (opts.lease) checkFence(rows.get(id) as LockedRow, opts.lease);
       const graph = named.length > 0 ? await this.#graph(client) : blockerGraph(tasks.values());
       const changed = applyChange(tasks, graph, id, change);
       for (const changedId of changed) await saveTask(client, this.boardId, tasks.get(changedId) as Task);
@@ -174,7 +223,7 @@ export class PostgresTaskStore implements TaskStore {
       // them with the task in one ordered step keeps the id order (locking the task first would not).
       const edges = await this.#neighbours(client, id);
       if (!edges) throw unknownTaskError(id, await this.#ids(client));
-      const tasks = await this.#lockTasks(client, [id, ...edges]);
+      const { tasks } = await this.#lockTasks(client, [id, ...edges]);
       const neighbours = removeTask(tasks, id);
       await client.query("DELETE FROM stepwise_tasks WHERE board_id = $1 AND id = $2", [this.boardId, id]);
       for (const neighbour of neighbours) await saveTask(client, this.boardId, tasks.get(neighbour) as Task);
@@ -182,10 +231,38 @@ export class PostgresTaskStore implements TaskStore {
     });
   }
 
-  async claimNext(owner: string): Promise<Task | undefined> {
+  async claimNext(owner: string, opts: ClaimOptions = {}): Promise<TaskClaim> {
+    const leaseMs = leaseDuration(opts.leaseMs);
     await this.#init();
-    const { rows } = await retryConflicts(() => this.#pool.query<TaskRow>(CLAIM, [this.boardId, owner, this.channel]));
-    return rows[0] && fromRow(rows[0]);
+    const { rows } = await retryConflicts(() => this.#pool.query<ClaimRow>(CLAIM, [this.boardId, owner, this.channel, leaseMs]));
+    const row = rows[0] as ClaimRow;
+    const expired = row.expired.map((lease) => ({ taskId: lease.taskId, owner: lease.owner ?? "", token: lease.token, expiresAt: isoTime(lease.expiresMs) }));
+    return { task: row.claimed ? claimedTask(row.claimed) : undefined, expired };
+  }
+
+  async renewLease(lease: TaskLease, leaseMs?: number): Promise<TaskLease> {
+    const ms = leaseDuration(leaseMs);
+    await this.#init();
+    const { rows } = await this.#pool.query<{ expires_ms: number | null; db_now: Date }>(
+      `WITH renewed AS (
+         UPDATE stepwise_tasks SET lease_expires_at = now() + $4 * interval '1 millisecond'
+         WHERE board_id = $1 AND id = $2 AND state = 'in_progress' AND lease_token = $3 AND lease_expires_at > now()
+         RETURNING lease_expires_at)
+       SELECT (SELECT ${EPOCH_MS("lease_expires_at")} FROM renewed) AS expires_ms, now() AS db_now`,
+      [this.boardId, isTaskId(lease.taskId) ? lease.taskId : "0", lease.token, ms],
+    );
+    const row = rows[0] as { expires_ms: number | null; db_now: Date };
+    if (row.expires_ms === null) throw new TaskLeaseError(lease, row.db_now.toISOString());
+    return { ...lease, expiresAt: isoTime(row.expires_ms) };
+  }
+
+  async activeLeases(): Promise<number> {
+    await this.#init();
+    const { rows } = await this.#pool.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM stepwise_tasks WHERE board_id = $1 AND state = 'in_progress' AND lease_expires_at > now()",
+      [this.boardId],
+    );
+    return rows[0]?.n ?? 0;
   }
 
   async replaceAll(tasks: readonly TaskImport[]): Promise<void> {
@@ -300,7 +377,7 @@ export class PostgresTaskStore implements TaskStore {
       await client.query("SELECT pg_advisory_xact_lock($1)", [SCHEMA_LOCK]);
       // CREATE INDEX IF NOT EXISTS share-locks the tasks table even when the index is there, which
       // would stall (and, held while waiting on a board row, deadlock) the writers of a live board.
-      const { rows } = await client.query<{ ready: boolean }>("SELECT to_regclass('stepwise_tasks_pending') IS NOT NULL AS ready");
+      const { rows } = await client.query<{ ready: boolean }>("SELECT to_regclass($1) IS NOT NULL AS ready", [SCHEMA_MARKER]);
       if (!rows[0]?.ready) await client.query(SCHEMA);
       await client.query("COMMIT");
     } catch (error) {
@@ -347,12 +424,13 @@ export class PostgresTaskStore implements TaskStore {
   }
 
   /** Locks the named tasks that exist, in id order so two transactions never deadlock. */
-  async #lockTasks(client: pg.PoolClient, ids: readonly string[]): Promise<Map<string, Task>> {
-    const { rows } = await client.query<TaskRow>(
-      `SELECT ${COLUMNS} FROM stepwise_tasks WHERE board_id = $1 AND id = ANY ($2::bigint[]) ORDER BY id FOR UPDATE`,
+  async #lockTasks(client: pg.PoolClient, ids: readonly string[]): Promise<{ tasks: Map<string, Task>; rows: Map<string, LockedRow> }> {
+    const { rows } = await client.query<LockedRow>(
+      `SELECT ${COLUMNS}, lease_token, lease_expires_at > now() AS lease_live, now() AS db_now
+       FROM stepwise_tasks WHERE board_id = $1 AND id = ANY ($2::bigint[]) ORDER BY id FOR UPDATE`,
       [this.boardId, [...new Set(ids.filter(isTaskId))]],
     );
-    return new Map(rows.map((row) => [row.id, fromRow(row)]));
+    return { tasks: new Map(rows.map((row) => [row.id, fromRow(row)])), rows: new Map(rows.map((row) => [row.id, row])) };
   }
 
   /** The ids `id` blocks or waits on, or undefined when there is no such task. */
@@ -384,6 +462,22 @@ export class PostgresTaskStore implements TaskStore {
   }
 }
 
+/** Refuses a write on behalf of `lease` unless it is still the row's current, unexpired lease. */
+function checkFence(row: LockedRow, lease: TaskLease): void {
+  if (row.state !== "in_progress" || Number(row.lease_token) !== lease.token || row.lease_live !== true) {
+    throw new TaskLeaseError(lease, row.db_now.toISOString());
+  }
+}
+
+function isoTime(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+function claimedTask(row: NonNullable<ClaimRow["claimed"]>): ClaimedTask {
+  const task = fromRow({ ...row, id: String(row.id), blocks: row.blocks.map(String), blocked_by: row.blocked_by.map(String) });
+  return { ...task, lease: { taskId: task.id, owner: task.owner ?? "", token: Number(row.lease_token), expiresAt: isoTime(row.expires_ms) } };
+}
+
 function toError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
 }
@@ -411,9 +505,11 @@ async function insertTasks(client: pg.PoolClient, boardId: string, tasks: readon
   );
 }
 
+/** Writes a task back; one that stopped being in progress loses its lease. */
 async function saveTask(client: pg.PoolClient, boardId: string, task: Task): Promise<void> {
   await client.query(
-    `UPDATE stepwise_tasks SET subject = $3, description = $4, state = $5, owner = $6, blocks = $7, blocked_by = $8, metadata = $9
+    `UPDATE stepwise_tasks SET subject = $3, description = $4, state = $5, owner = $6, blocks = $7, blocked_by = $8, metadata = $9,
+       lease_expires_at = CASE WHEN $5 = 'in_progress' THEN lease_expires_at END
      WHERE board_id = $1 AND id = $2`,
     [boardId, task.id, task.subject, task.description, task.state, task.owner, task.blocks, task.blockedBy, JSON.stringify(task.metadata)],
   );

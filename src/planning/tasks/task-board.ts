@@ -5,12 +5,15 @@ import type { TaskStore, TaskStoreState } from "./task-store.js";
 import { taskBoardTools } from "./task-tools.js";
 import { taskUnitEvents } from "./task-units.js";
 import { sortIds } from "./task-graph.js";
+import type { ClaimedTask, ClaimOptions, FencedWrite, TaskClaim, TaskLease } from "./task-lease.js";
 import { TaskRuleError, type Task, type TaskBoardChange, type TaskChange, type TaskDraft, type TaskImport, type TaskState } from "./task.js";
 
 declare module "../../core/events.js" {
   interface AgentEventMap {
     /** A task board changed through this agent's board: which board, what happened, which tasks. */
     "tasks-updated": TaskBoardChange;
+    /** A claim ran out without being renewed (its worker died or stalled): the task went back to pending. */
+    "lease-expired": { boardId: string; lease: TaskLease };
   }
 }
 
@@ -70,10 +73,11 @@ export class TaskBoard implements Plugin {
     return task;
   }
 
-  async update(id: string, change: TaskChange): Promise<Task> {
+  /** Changes one task; with `opts.lease`, only while that lease is still held (see TaskStore.update). */
+  async update(id: string, change: TaskChange, opts: FencedWrite = {}): Promise<Task> {
     // Only a change of state can start or finish a unit; other changes skip the extra read.
     const before = change.state === undefined ? undefined : await this.store.get(id);
-    const task = await this.store.update(id, change);
+    const task = await this.store.update(id, change, opts);
     this.#announce("updated", [id, ...(change.addBlocks ?? []), ...(change.addBlockedBy ?? [])]);
     if (change.state !== undefined) this.#announceUnits(before, task);
     return task;
@@ -87,15 +91,38 @@ export class TaskBoard implements Plugin {
     this.#announceUnits(before, undefined);
   }
 
-  /** Atomically takes the lowest-numbered free task for `owner` (this board's agent by default). */
-  async claimNext(owner: string | undefined = this.agentName): Promise<Task | undefined> {
+  /**
+   * Atomically takes the lowest-numbered free task for `owner` (this board's agent by default) under
+   * a lease, after returning tasks whose leases expired to pending. Keep the lease with renewLease
+   * (runWorkerPool does) and pass it to update, so a write after the lease was lost is refused.
+   */
+  async claimNext(owner: string | undefined = this.agentName, opts: ClaimOptions = {}): Promise<ClaimedTask | undefined> {
+    return (await this.claim(owner, opts)).task;
+  }
+
+  /** claimNext, also telling which expired leases this step returned to pending. */
+  async claim(owner: string | undefined = this.agentName, opts: ClaimOptions = {}): Promise<TaskClaim> {
     if (!owner) throw new TaskRuleError("claimNext needs an owner: pass one, or give the TaskBoard an agentName.");
-    const task = await this.store.claimNext(owner);
-    if (task) {
-      this.#announce("claimed", [task.id]);
-      this.#announceUnits(undefined, task);
+    const claim = await this.store.claimNext(owner, opts);
+    if (claim.expired.length > 0) {
+      this.#announce("released", claim.expired.map((lease) => lease.taskId));
+      for (const lease of claim.expired) this.#hosts.emit({ type: "lease-expired", boardId: this.store.boardId, lease });
     }
-    return task;
+    if (claim.task) {
+      this.#announce("claimed", [claim.task.id]);
+      this.#announceUnits(undefined, claim.task);
+    }
+    return claim;
+  }
+
+  /** Extends a lease this board handed out; a TaskLeaseError once it is no longer held. */
+  renewLease(lease: TaskLease, leaseMs?: number): Promise<TaskLease> {
+    return this.store.renewLease(lease, leaseMs);
+  }
+
+  /** How many tasks are held by a live lease (work in progress that may still free others). */
+  activeLeases(): Promise<number> {
+    return this.store.activeLeases();
   }
 
   /** Replaces the board with `tasks` (seeding or importing); edges given on either side are written on both. */

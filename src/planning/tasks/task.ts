@@ -72,7 +72,8 @@ export type TaskImport = {
 /** What happened to a board, as announced by `tasks-updated` events and PostgreSQL notifications. */
 export type TaskBoardChange = {
   boardId: string;
-  action: "created" | "updated" | "deleted" | "claimed" | "replaced";
+  /** "released": tasks whose leases expired went back to pending. */
+  action: "created" | "updated" | "deleted" | "claimed" | "released" | "replaced";
   /** The tasks whose rows changed (empty for "replaced", which rewrites the whole board). */
   taskIds: string[];
 };
