@@ -3,7 +3,14 @@ import { afterAll, describe, expect, it } from "vitest";
 import { TaskBoard } from "../planning/tasks/task-board.js";
 import type { TaskBoardChange } from "../planning/tasks/task.js";
 import { PostgresTaskStore } from "./postgres-task-store.js";
-import { dependentTasks, runWorkerProcesses, TEST_DATABASE_URL, uniqueBoardId } from "./test-support/shared-board-workload.js";
+import {
+  dependentTasks,
+  drainWithKilledWorkers,
+  killedWorkersCheck,
+  runWorkerProcesses,
+  TEST_DATABASE_URL,
+  uniqueBoardId,
+} from "./test-support/shared-board-workload.js";
 import { describeTaskStore } from "./test-support/task-store-suite.js";
 
 const pool = new pg.Pool({ connectionString: TEST_DATABASE_URL });
@@ -86,4 +93,20 @@ describe("PostgresTaskStore sharing", () => {
       await (board.store as PostgresTaskStore).deleteBoard();
     }
   }, 60_000);
+
+  it("takes back the tasks of worker processes killed with kill -9 right after a claim: none stranded, each completed once", async () => {
+    const boardId = uniqueBoardId("killed");
+    const board = new TaskBoard({ store: new PostgresTaskStore({ boardId, pool }) });
+    await board.import(dependentTasks(150));
+    try {
+      // Short leases so the test is quick; every wait below is for an event (a printed line, an exit).
+      const outcome = await drainWithKilledWorkers({ store: TEST_DATABASE_URL, boardId, workers: 5, killed: 2, leaseMs: 400, heartbeatMs: 80 });
+      expect(outcome.killed).toHaveLength(2);
+      expect(outcome.survivors).toHaveLength(3);
+      expect(killedWorkersCheck(outcome, await board.list())).toEqual({ tasks: 150, stranded: [], completedTwice: [], neverCompleted: [], notTakenBack: [] });
+      expect(await board.activeLeases()).toBe(0);
+    } finally {
+      await (board.store as PostgresTaskStore).deleteBoard();
+    }
+  }, 90_000);
 });
