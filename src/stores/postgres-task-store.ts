@@ -265,8 +265,8 @@ export class PostgresTaskStore implements TaskStore {
     return rows[0]?.n ?? 0;
   }
 
-  async replaceAll(tasks: readonly TaskImport[]): Promise<void> {
-    await this.#replace(normalizeImport(tasks, new Date().toISOString()));
+  async replaceAll(tasks: readonly TaskImport[]): Promise<Task[]> {
+    return this.#replace(tasks);
   }
 
   saveState(): TaskStoreState {
@@ -408,19 +408,23 @@ export class PostgresTaskStore implements TaskStore {
     }
   }
 
-  async #replace(tasks: Task[]): Promise<void> {
-    await this.#transaction(async (client) => {
-      await this.#lockBoard(client);
+  async #replace(imported: readonly TaskImport[]): Promise<Task[]> {
+    return this.#transaction(async (client) => {
+      const floor = await this.#lockBoard(client);
+      const tasks = normalizeImport(imported, new Date().toISOString(), floor);
       await client.query("DELETE FROM stepwise_tasks WHERE board_id = $1", [this.boardId]);
       await insertTasks(client, this.boardId, tasks);
       const highest = tasks.reduce((max, task) => Math.max(max, Number(task.id)), 0);
       await client.query("UPDATE stepwise_task_boards SET next_id = GREATEST(next_id, $2) WHERE board_id = $1", [this.boardId, highest + 1]);
       await this.#notify(client, "replaced", []);
+      return tasks;
     });
   }
 
-  async #lockBoard(client: pg.PoolClient): Promise<void> {
-    await client.query("SELECT 1 FROM stepwise_task_boards WHERE board_id = $1 FOR UPDATE", [this.boardId]);
+  /** Locks the board row; returns the id the next created task would get. */
+  async #lockBoard(client: pg.PoolClient): Promise<number> {
+    const { rows } = await client.query<{ next_id: string }>("SELECT next_id FROM stepwise_task_boards WHERE board_id = $1 FOR UPDATE", [this.boardId]);
+    return Number(rows[0]?.next_id ?? 1);
   }
 
   /** Locks the named tasks that exist, in id order so two transactions never deadlock. */

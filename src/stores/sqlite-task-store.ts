@@ -160,9 +160,13 @@ export class SqliteTaskStore implements TaskStore {
     return liveLeases(tasks.values(), leases, this.#now());
   }
 
-  async replaceAll(tasks: readonly TaskImport[]): Promise<void> {
-    const normalized = normalizeImport(tasks, new Date().toISOString());
-    this.#write(() => this.#replace(normalized, this.#nextId()));
+  async replaceAll(tasks: readonly TaskImport[]): Promise<Task[]> {
+    const now = new Date().toISOString();
+    return this.#write(() => {
+      const normalized = normalizeImport(tasks, now, this.#nextId());
+      this.#replace(normalized, this.#nextId());
+      return normalized;
+    });
   }
 
   saveState(): TaskStoreState {

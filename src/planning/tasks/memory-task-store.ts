@@ -84,8 +84,9 @@ export class MemoryTaskStore implements TaskStore {
     return liveLeases(this.#tasks.values(), this.#leases, this.#now());
   }
 
-  async replaceAll(tasks: readonly TaskImport[]): Promise<void> {
-    this.#replace(normalizeImport(tasks, new Date().toISOString()), this.#nextId, []);
+  async replaceAll(tasks: readonly TaskImport[]): Promise<Task[]> {
+    this.#replace(normalizeImport(tasks, new Date().toISOString(), this.#nextId), this.#nextId, []);
+    return this.#sorted().map(cloneTask);
   }
 
   saveState(): TaskStoreState {

@@ -125,15 +125,20 @@ export class TaskBoard implements Plugin {
     return this.store.activeLeases();
   }
 
-  /** Replaces the board with `tasks` (seeding or importing); edges given on either side are written on both. */
-  async import(tasks: readonly TaskImport[]): Promise<void> {
-    await this.store.replaceAll(tasks);
+  /**
+   * Replaces the board with `tasks` (seeding, or importing from an issue tracker); edges given on
+   * either side are written on both. A task with an outside id ("PROJ-1") gets a board id and keeps
+   * the outside one as `metadata.externalId`; edges may name either. Returns the board as imported.
+   */
+  async import(tasks: readonly TaskImport[]): Promise<Task[]> {
+    const imported = await this.store.replaceAll(tasks);
     this.#announce("replaced", []);
+    return imported;
   }
 
   /** Empties the board. Ids of removed tasks are still never reused. */
-  reset(): Promise<void> {
-    return this.import([]);
+  async reset(): Promise<void> {
+    await this.import([]);
   }
 
   /**

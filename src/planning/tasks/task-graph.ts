@@ -155,32 +155,58 @@ export function sortIds(ids: Iterable<string>): string[] {
   return [...new Set(ids)].sort(compareTaskIds);
 }
 
+/** The metadata key that keeps an imported task's outside id (an issue tracker's "PROJ-1", say). */
+export const EXTERNAL_ID_KEY = "externalId";
+
+const MAX_EXTERNAL_ID = 200;
+
 /**
- * Turns imported tasks into a consistent board: numeric unique ids, known states, edges written
- * both ways, no self-edges, no unknown ids, no cycles. Throws TaskRuleError naming what is wrong.
+ * Turns imported tasks into a consistent board: unique ids, known states, edges written both ways,
+ * no self-edges, no unknown ids, no cycles. A task whose id is not a board id ("1", "2", …) keeps that
+ * outside id as `metadata.externalId` and gets the next board id (from `floor` up, above every board
+ * id in the import, in import order); edges may name tasks by either id. Throws TaskRuleError naming
+ * what is wrong.
  */
-export function normalizeImport(imported: readonly TaskImport[], now: string): Task[] {
+export function normalizeImport(imported: readonly TaskImport[], now: string, floor = 1): Task[] {
+  const boardIds = new Map<string, string>();
+  let next = imported.reduce((high, item) => (isTaskId(item.id) ? Math.max(high, Number(item.id) + 1) : high), floor);
+  for (const item of imported) {
+    if (typeof item.id !== "string" || item.id.trim() === "" || item.id.length > MAX_EXTERNAL_ID) {
+      const shown = typeof item.id === "string" ? `"${item.id.slice(0, 40)}"${item.id.length > 40 ? ` (${item.id.length} characters)` : ""}` : String(item.id);
+      throw new TaskRuleError(`Imported task id ${shown} is not accepted: give a board id ("1", "2", …) or an outside id of 1-${MAX_EXTERNAL_ID} characters.`);
+    }
+    if (boardIds.has(item.id)) throw new TaskRuleError(`Imported task id "${item.id}" appears twice.`);
+    boardIds.set(item.id, isTaskId(item.id) ? item.id : String(next++));
+  }
+  const toBoardId = (id: string) => boardIds.get(id) ?? id;
   const tasks = new Map<string, Task>();
   for (const item of imported) {
-    if (!isTaskId(item.id)) throw new TaskRuleError(`Imported task id "${item.id}" is not a positive whole number ("1", "2", …).`);
-    if (tasks.has(item.id)) throw new TaskRuleError(`Imported task id "${item.id}" appears twice.`);
+    const id = toBoardId(item.id);
     const state = item.state ?? "pending";
     if (!TASK_STATES.includes(state)) throw new TaskRuleError(`Imported task ${item.id} has unknown state "${String(state)}".`);
-    tasks.set(item.id, {
-      id: item.id,
+    const metadata = structuredClone(item.metadata ?? {});
+    if (id !== item.id) {
+      const kept = metadata[EXTERNAL_ID_KEY];
+      if (kept !== undefined && kept !== item.id) {
+        throw new TaskRuleError(`Imported task "${item.id}" also has metadata.${EXTERNAL_ID_KEY} ${JSON.stringify(kept)}; the outside id is kept there, so leave that key out.`);
+      }
+      metadata[EXTERNAL_ID_KEY] = item.id;
+    }
+    tasks.set(id, {
+      id,
       subject: item.subject,
       description: item.description ?? "",
       state,
       owner: item.owner ?? null,
       blocks: [],
       blockedBy: [],
-      metadata: structuredClone(item.metadata ?? {}),
+      metadata,
       createdAt: item.createdAt ?? now,
     });
   }
   for (const item of imported) {
     const graph = blockerGraph(tasks.values());
-    applyChange(tasks, graph, item.id, { addBlocks: item.blocks ?? [], addBlockedBy: item.blockedBy ?? [] });
+    applyChange(tasks, graph, toBoardId(item.id), { addBlocks: (item.blocks ?? []).map(toBoardId), addBlockedBy: (item.blockedBy ?? []).map(toBoardId) });
   }
   return [...tasks.values()].sort((a, b) => compareTaskIds(a.id, b.id));
 }

@@ -44,8 +44,11 @@ export interface TaskStore {
   renewLease(lease: TaskLease, leaseMs?: number): Promise<TaskLease>;
   /** How many tasks are held by a live (unexpired) lease. */
   activeLeases(): Promise<number>;
-  /** Replaces every task at once (seed, import, reset); edges are completed in both directions. */
-  replaceAll(tasks: readonly TaskImport[]): Promise<void>;
+  /**
+   * Replaces every task at once (seed, import, reset); edges are completed in both directions. Tasks
+   * with outside ids get new board ids (never one used before); returns the board as imported.
+   */
+  replaceAll(tasks: readonly TaskImport[]): Promise<Task[]>;
   /** Synchronous, plain JSON: what the owning plugin puts in the agent's saved state. */
   saveState(): TaskStoreState;
   loadState(state: TaskStoreState): void;

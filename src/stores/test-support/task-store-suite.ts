@@ -224,9 +224,35 @@ export function describeTaskStore(name: string, open: () => Promise<TaskStoreFix
       ]);
       const before = await store.list();
       await expect(store.replaceAll([{ id: "1", subject: "a", blockedBy: ["2"] }, { id: "2", subject: "b", blockedBy: ["1"] }])).rejects.toThrow(/cycle/);
-      await expect(store.replaceAll([{ id: "x", subject: "a" }])).rejects.toThrow(/"x"/);
+      await expect(store.replaceAll([{ id: " ", subject: "a" }])).rejects.toThrow(/id " " is not accepted/);
+      await expect(store.replaceAll([{ id: "PROJ-1", subject: "a" }, { id: "PROJ-1", subject: "b" }])).rejects.toThrow(/"PROJ-1" appears twice/);
       expect(await store.list()).toEqual(before);
       expect((await store.create({ subject: "next", description: "" })).id).toBe("8");
+    });
+
+    it("imports tasks with outside ids: each gets a new board id, keeps its own as metadata.externalId, and its edges are mapped", async () => {
+      await seed(3);
+      await store.remove("3");
+      const imported = await store.replaceAll([
+        { id: "PROJ-1", subject: "Design the schema", metadata: { source: "jira" } },
+        { id: "PROJ-2", subject: "Write the migration", blockedBy: ["PROJ-1"] },
+        { id: "1", subject: "Already on the board", blocks: ["PROJ-2"] },
+        { id: "PROJ-3", subject: "Ship it", blockedBy: ["PROJ-2", "1"], state: "completed" },
+      ]);
+      // Board id 1 stays; the outside ids get ids the board never used (3 was used, then deleted).
+      expect(imported.map((task) => [task.id, task.metadata["externalId"], task.blocks, task.blockedBy])).toEqual([
+        ["1", undefined, ["5", "6"], []],
+        ["4", "PROJ-1", ["5"], []],
+        ["5", "PROJ-2", ["6"], ["1", "4"]],
+        ["6", "PROJ-3", [], ["1", "5"]],
+      ]);
+      expect(await store.list()).toEqual(imported);
+      expect(await store.get("4")).toMatchObject({ subject: "Design the schema", metadata: { source: "jira", externalId: "PROJ-1" } });
+      expect(await store.get("6")).toMatchObject({ state: "completed" });
+      await expect(store.replaceAll([{ id: "PROJ-9", subject: "a", blockedBy: ["PROJ-8"] }])).rejects.toThrow(/"PROJ-8" does not exist/);
+      await expect(store.replaceAll([{ id: "PROJ-9", subject: "a", metadata: { externalId: "OTHER" } }])).rejects.toThrow(/metadata.externalId "OTHER"/);
+      expect(await store.list()).toEqual(imported);
+      expect((await store.create({ subject: "next", description: "" })).id).toBe("7");
     });
 
     it("round-trips through saved state: the tasks themselves, or a reference to the same board", async () => {
