@@ -1,5 +1,5 @@
 import pg from "pg";
-import { applyChange, blockerGraph, normalizeImport, removeTask, sortIds, unknownTaskError } from "../planning/tasks/task-graph.js";
+import { applyChange, blockerGraph, checkReservedId, idRange, normalizeImport, removeTask, sortIds, unknownTaskError } from "../planning/tasks/task-graph.js";
 import { leaseDuration, TaskLeaseError, type ClaimedTask, type ClaimOptions, type FencedWrite, type TaskClaim, type TaskLease } from "../planning/tasks/task-lease.js";
 import type { TaskStore, TaskStoreState } from "../planning/tasks/task-store.js";
 import { countByState, isTaskId, newTask, TaskRuleError, type Task, type TaskBoardChange, type TaskChange, type TaskDraft, type TaskImport, type TaskState } from "../planning/tasks/task.js";
@@ -187,17 +187,36 @@ export class PostgresTaskStore implements TaskStore {
     return counts;
   }
 
-  async create(draft: TaskDraft): Promise<Task> {
+  async create(draft: TaskDraft, opts: { id?: string } = {}): Promise<Task> {
     return this.#transaction(async (client) => {
-      const { rows } = await client.query<{ id: string }>(
-        "UPDATE stepwise_task_boards SET next_id = next_id + 1 WHERE board_id = $1 RETURNING (next_id - 1)::text AS id",
-        [this.boardId],
-      );
-      const task = newTask((rows[0] as { id: string }).id, draft);
+      const id = opts.id ?? (await this.#takeIds(client, 1))[0];
+      if (opts.id !== undefined) {
+        // The board's next id only grows, and the task row is ours to insert: no lock needed to check.
+        const { rows } = await client.query<{ next_id: string; taken: boolean }>(
+          "SELECT next_id, EXISTS (SELECT 1 FROM stepwise_tasks WHERE board_id = $1 AND id = $2) AS taken FROM stepwise_task_boards WHERE board_id = $1",
+          [this.boardId, isTaskId(opts.id) ? opts.id : "0"],
+        );
+        checkReservedId(opts.id, Number(rows[0]?.next_id ?? 1), rows[0]?.taken ?? false);
+      }
+      const task = newTask(id as string, draft);
       await insertTasks(client, this.boardId, [task]);
       await this.#notify(client, "created", [task.id]);
       return task;
     });
+  }
+
+  async reserveIds(count: number): Promise<string[]> {
+    idRange(1, count);
+    return this.#transaction((client) => this.#takeIds(client, count));
+  }
+
+  /** Counts the board's next id up by `count`, returning the ids passed. */
+  async #takeIds(client: pg.PoolClient, count: number): Promise<string[]> {
+    const { rows } = await client.query<{ first: string }>(
+      "UPDATE stepwise_task_boards SET next_id = next_id + $2 WHERE board_id = $1 RETURNING (next_id - $2)::text AS first",
+      [this.boardId, count],
+    );
+    return idRange(Number((rows[0] as { first: string }).first), count);
   }
 
   async update(id: string, change: TaskChange, opts: FencedWrite = {}): Promise<Task> {

@@ -1,4 +1,4 @@
-import { applyChange, blockerGraph, nextFreeId, normalizeImport, removeTask, unknownTaskError } from "../planning/tasks/task-graph.js";
+import { applyChange, blockerGraph, checkReservedId, idRange, nextFreeId, normalizeImport, removeTask, unknownTaskError } from "../planning/tasks/task-graph.js";
 import {
   checkFence,
   claimStep,
@@ -103,12 +103,22 @@ export class SqliteTaskStore implements TaskStore {
     return countByState(rows);
   }
 
-  async create(draft: TaskDraft): Promise<Task> {
+  async create(draft: TaskDraft, opts: { id?: string } = {}): Promise<Task> {
     return this.#write(() => {
-      const task = newTask(String(this.#nextId()), draft);
+      const next = this.#nextId();
+      if (opts.id !== undefined) checkReservedId(opts.id, next, this.#row(opts.id) !== undefined);
+      const task = newTask(opts.id ?? String(next), draft);
       this.#insert(task);
-      this.#setNextId(Number(task.id) + 1);
+      if (opts.id === undefined) this.#setNextId(next + 1);
       return task;
+    });
+  }
+
+  async reserveIds(count: number): Promise<string[]> {
+    return this.#write(() => {
+      const ids = idRange(this.#nextId(), count);
+      this.#setNextId(this.#nextId() + ids.length);
+      return ids;
     });
   }
 

@@ -1,4 +1,4 @@
-import { applyChange, blockerGraph, nextFreeId, normalizeImport, removeTask, unknownTaskError } from "./task-graph.js";
+import { applyChange, blockerGraph, checkReservedId, idRange, nextFreeId, normalizeImport, removeTask, unknownTaskError } from "./task-graph.js";
 import {
   checkFence,
   claimStep,
@@ -46,10 +46,17 @@ export class MemoryTaskStore implements TaskStore {
     return countByState([...this.#tasks.values()].map((task) => task.state));
   }
 
-  async create(draft: TaskDraft): Promise<Task> {
-    const task = newTask(String(this.#nextId++), draft);
+  async create(draft: TaskDraft, opts: { id?: string } = {}): Promise<Task> {
+    if (opts.id !== undefined) checkReservedId(opts.id, this.#nextId, this.#tasks.has(opts.id));
+    const task = newTask(opts.id ?? String(this.#nextId++), draft);
     this.#tasks.set(task.id, task);
     return cloneTask(task);
+  }
+
+  async reserveIds(count: number): Promise<string[]> {
+    const ids = idRange(this.#nextId, count);
+    this.#nextId += ids.length;
+    return ids;
   }
 
   async update(id: string, change: TaskChange, opts: FencedWrite = {}): Promise<Task> {

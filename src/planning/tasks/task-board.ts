@@ -1,5 +1,5 @@
-import { PluginHosts, type Plugin, type PluginHost } from "../../core/plugin.js";
-import type { Tool } from "../../core/tool.js";
+import { PluginHosts, type AfterModelContext, type Plugin, type PluginHost } from "../../core/plugin.js";
+import type { Tool, ToolContext } from "../../core/tool.js";
 import { MemoryTaskStore } from "./memory-task-store.js";
 import type { TaskStore, TaskStoreState } from "./task-store.js";
 import { taskBoardTools } from "./task-tools.js";
@@ -40,6 +40,9 @@ export class TaskBoard implements Plugin {
   readonly store: TaskStore;
   readonly agentName: string | undefined;
   readonly #hosts = new PluginHosts();
+  /** Ids set aside for this turn's TaskCreate calls, by agent and call id. */
+  readonly #reserved = new Map<string, Map<string, string>>();
+  #createTool: Tool | undefined;
   #closing: Promise<void> | undefined;
 
   constructor(opts: TaskBoardOptions = {}) {
@@ -55,6 +58,31 @@ export class TaskBoard implements Plugin {
     this.#hosts.add(host);
   }
 
+  /**
+   * The agent runs a turn's tool calls at once, so several TaskCreate calls would take ids in
+   * whatever order their writes land. Before they run, the board sets aside one id per well-formed
+   * TaskCreate call, in call order, and each call creates its task under its own id; the model can
+   * then name the tasks of one turn by their order. (A call that does not run after all leaves its
+   * id unused, as a deleted task does.)
+   */
+  async afterModel(ctx: AfterModelContext): Promise<void> {
+    this.#reserved.delete(ctx.agentName);
+    this.#createTool ??= this.tools().find((tool) => tool.name === "TaskCreate") as Tool;
+    const check = this.#createTool.check?.bind(this.#createTool);
+    const creates = ctx.toolCalls.filter((call) => call.name === "TaskCreate" && !check?.(call.arguments));
+    if (creates.length < 2) return;
+    const ids = await this.store.reserveIds(creates.length);
+    this.#reserved.set(ctx.agentName, new Map(creates.map((call, i) => [call.id, ids[i] as string])));
+  }
+
+  /** The id afterModel set aside for this tool call, if any; each is handed out once. */
+  takeReservedId(ctx: ToolContext): string | undefined {
+    const reserved = ctx.agentName === undefined ? undefined : this.#reserved.get(ctx.agentName);
+    const id = ctx.toolCallId === undefined ? undefined : reserved?.get(ctx.toolCallId);
+    if (id !== undefined) reserved?.delete(ctx.toolCallId as string);
+    return id;
+  }
+
   list(): Promise<Task[]> {
     return this.store.list();
   }
@@ -67,8 +95,9 @@ export class TaskBoard implements Plugin {
     return this.store.counts();
   }
 
-  async create(draft: TaskDraft): Promise<Task> {
-    const task = await this.store.create(draft);
+  /** Adds a pending task; `opts.id` only with an id the store reserved (see TaskStore.create). */
+  async create(draft: TaskDraft, opts: { id?: string } = {}): Promise<Task> {
+    const task = await this.store.create(draft, opts);
     this.#announce("created", [task.id]);
     return task;
   }

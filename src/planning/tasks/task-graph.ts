@@ -144,6 +144,19 @@ export function nextClaimable(tasks: ReadonlyMap<string, Task>, owner: string): 
   return best;
 }
 
+/** Checks that `id` may be given to a new task: reserved (below the next id) and not on the board. */
+export function checkReservedId(id: string, nextId: number, exists: boolean): void {
+  if (!isTaskId(id) || Number(id) >= nextId || exists) {
+    throw new TaskRuleError(`Task id "${id}" was not reserved for a new task (the next free id is ${nextId}); create the task without an id.`);
+  }
+}
+
+/** The ids `reserveIds(count)` hands out when the next id is `nextId`. */
+export function idRange(nextId: number, count: number): string[] {
+  if (!Number.isInteger(count) || count < 1 || count > 1000) throw new TaskRuleError(`reserveIds takes a count from 1 to 1000; got ${String(count)}.`);
+  return Array.from({ length: count }, (_, i) => String(nextId + i));
+}
+
 /** The id the next created task gets: never below `floor`, and above every id in use. */
 export function nextFreeId(tasks: Iterable<Task>, floor: number): number {
   let next = floor;

@@ -22,8 +22,13 @@ export interface TaskStore {
   get(id: string): Promise<Task | undefined>;
   /** How many tasks are in each state: a cheap look at a large board. */
   counts(): Promise<Record<TaskState, number>>;
-  /** Appends a pending task with the next id; ids are never reused, even after deletes or a reset. */
-  create(draft: TaskDraft): Promise<Task>;
+  /**
+   * Appends a pending task with the next id; ids are never reused, even after deletes or a reset.
+   * With `opts.id`, the task takes that id, which must come from reserveIds and be used once.
+   */
+  create(draft: TaskDraft, opts?: { id?: string }): Promise<Task>;
+  /** Sets aside the next `count` ids, in order, for creates that must get them (see TaskBoard.afterModel). */
+  reserveIds(count: number): Promise<string[]>;
   /**
    * Applies `change` to one task (and the other end of each new edge); returns the task after it.
    * With `opts.lease` the write is fenced: refused with a TaskLeaseError unless that lease is still the

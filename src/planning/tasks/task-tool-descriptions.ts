@@ -1,7 +1,7 @@
 // What the model reads about the task board tools. Prompts are code: task-tool-descriptions.test.ts
 // checks that each one still says what it must.
 
-export const TASK_CREATE_DESCRIPTION = `Add a task to the shared task board. The new task starts as pending and gets the next id ("1", "2", …).
+export const TASK_CREATE_DESCRIPTION = `Add a task to the shared task board. The new task starts as pending and gets the next id ("1", "2", …); several TaskCreate calls in one reply get their ids in the order of the calls.
 
 Use the board when the work takes three or more distinct steps, when steps depend on one another, or when the user should be able to follow your progress. Create one task per step, before you start working, and add tasks as you discover new work.
 Skip the board for a single quick action or a purely conversational answer: tracking it would only add noise.
@@ -24,7 +24,7 @@ Status flow:
 - Set "completed" only when the task is fully done: finished, checked, nothing left to fix. If tests fail, the work is partial, or you hit an error you could not resolve, keep it "in_progress". Put what the task produced in metadata.result, one short line: it stays as the task's outcome when older work is condensed.
 - If you are blocked, leave the task "in_progress" and create a new task describing what has to be resolved first.
 - Set "deleted" to remove a task that is no longer needed; it also disappears from every other task's dependencies.
-- "pending" puts a task back in the queue.
+- "pending" puts a task back in the queue. A completed task stays completed: for more work on it, create a new task.
 
 Dependencies: add_blocked_by lists tasks that must be completed before this one; add_blocks lists tasks that must wait for this one. Both sides are updated together. A task cannot depend on itself, on an unknown id, or in a loop. Dependencies are advisory: you may start a blocked task, and the result will tell you which blockers are still open.
 
