@@ -83,6 +83,23 @@ export function describeTaskStore(name: string, open: () => Promise<TaskStoreFix
       expect((await store.create({ subject: "after reset", description: "" })).id).toBe("5");
     });
 
+    it("sets ids aside in order for creates that must get them, each used once, never reused", async () => {
+      await seed(1);
+      const ids = await store.reserveIds(3);
+      expect(ids).toEqual(["2", "3", "4"]);
+      // Created in reverse, as racing writes may land: each takes the id it was given.
+      for (const id of [...ids].reverse()) await store.create({ subject: `reserved ${id}`, description: "" }, { id });
+      expect((await store.list()).map((task) => [task.id, task.subject])).toEqual([
+        ["1", "Task 1"],
+        ["2", "reserved 2"],
+        ["3", "reserved 3"],
+        ["4", "reserved 4"],
+      ]);
+      await expect(store.create({ subject: "again", description: "" }, { id: "3" })).rejects.toThrow(/"3" was not reserved/);
+      await expect(store.create({ subject: "ahead", description: "" }, { id: "9" })).rejects.toThrow(/"9" was not reserved/);
+      expect((await store.create({ subject: "next", description: "" })).id).toBe("5");
+    });
+
     it("merges metadata key by key; a null value deletes its key", async () => {
       await store.create({ subject: "a", description: "", metadata: { keep: 1, drop: true } });
       await store.update("1", { metadata: { drop: null, added: { nested: ["x"] } } });
