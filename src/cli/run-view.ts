@@ -14,9 +14,18 @@ function toolLine(event: Extract<AgentEvent, { type: "tool-end" }>): string {
   return `${mark} ${event.call.name} ${oneLine(event.call.arguments, 70)} → ${oneLine(event.result.text, 60)}`;
 }
 
-/** For pipes and logs: one line per tool call and per plan change. */
+/** What a hint told the model, in one line: the call it recommends, or its first line. */
+function hintLine(event: Extract<AgentEvent, { type: "hint-added" }>): string {
+  const { next } = event;
+  if (!next) return `hint: ${oneLine(event.text.replace(/<\/?system-hint>/g, "").split("\n")[0] ?? "", 100)}`;
+  const args = [...Object.entries(next.args).map(([key, value]) => `${key}=${String(value)}`), ...Object.keys(next.modelWrites).map((key) => `${key}=…`)];
+  return `hint: next ${next.tool}(${args.join(", ")})`;
+}
+
+/** For pipes and logs: one line per tool call and per plan change, and one per hint that says something new. */
 export function plainLogView(out: NodeJS.WritableStream): RunView {
   let lastPlanLine = "";
+  let lastHintLine = "";
   return {
     event(event) {
       if (event.type === "tool-end") out.write(`${toolLine(event)}\n`);
@@ -27,6 +36,10 @@ export function plainLogView(out: NodeJS.WritableStream): RunView {
         const line = `plan: ${title} ${done}/${items.length} done${current ? `; now: ${current.label}` : ""}`;
         if (line !== lastPlanLine) out.write(`${line}\n`);
         lastPlanLine = line;
+      } else if (event.type === "hint-added") {
+        const line = hintLine(event);
+        if (line !== lastHintLine) out.write(`${line}\n`);
+        lastHintLine = line;
       } else if (event.type === "context-folded") out.write(`context folded: ${event.units.length} unit(s)\n`);
     },
     finish(lines) {
