@@ -56,6 +56,25 @@ describe("PostgresTaskStore sharing", () => {
     }
   });
 
+  it("announces a burst of changes from racing writers, batched into shared notifications, each change once", async () => {
+    const store = new PostgresTaskStore({ boardId: uniqueBoardId("burst"), pool });
+    const seen: TaskBoardChange[] = [];
+    const unsubscribe = await store.subscribe((change) => seen.push(change));
+    try {
+      // 400 changes at once, some with long id lists, so batches must be split to fit a NOTIFY.
+      await Promise.all(Array.from({ length: 200 }, () => store.create({ subject: "x".repeat(50), description: "" })));
+      await Promise.all(Array.from({ length: 200 }, (_, i) => store.update(String(i + 1), { metadata: { n: i } })));
+      await store.update("1", { addBlocks: Array.from({ length: 199 }, (_, i) => String(i + 2)) });
+      await expect.poll(() => seen.length, { timeout: 10_000 }).toBe(401);
+      expect(seen.filter((c) => c.action === "created").flatMap((c) => c.taskIds).sort()).toEqual(Array.from({ length: 200 }, (_, i) => String(i + 1)).sort());
+      expect(seen.filter((c) => c.action === "updated" && c.taskIds.length === 1)).toHaveLength(200);
+      expect(seen.at(-1)?.taskIds).toHaveLength(200);
+    } finally {
+      await unsubscribe();
+      await store.deleteBoard();
+    }
+  });
+
   it("lets 8 worker processes drain one board of 2,000 dependent tasks: each task once, never before its blockers, no update lost", async () => {
     const boardId = uniqueBoardId("workers");
     const sequence = `stepwise_test_${boardId.replace(/[^a-z0-9]/gi, "_")}`.toLowerCase();

@@ -19,9 +19,15 @@ type TaskRow = {
 /** A locked row, with what a fenced write checks. */
 type LockedRow = TaskRow & { lease_token: string; lease_live: boolean | null; db_now: Date };
 
+/** A task row as row_to_json writes it: bigint ids as JSON numbers. */
+type JsonTaskRow = Omit<TaskRow, "id" | "blocks" | "blocked_by"> & { id: number; blocks: number[]; blocked_by: number[] };
+
+type UpdateRow = { task: JsonTaskRow | null; found: boolean; db_now: Date };
+
 type ClaimRow = {
-  claimed: (Omit<TaskRow, "id" | "blocks" | "blocked_by"> & { id: number; blocks: number[]; blocked_by: number[]; lease_token: number; expires_ms: number }) | null;
+  claimed: (JsonTaskRow & { lease_token: number; expires_ms: number }) | null;
   expired: { taskId: string; owner: string | null; token: number; expiresMs: number }[];
+  released: string[] | null;
 };
 
 export type PostgresTaskStoreOptions = {
@@ -43,6 +49,10 @@ export type TaskBoardSubscription = {
 };
 
 const BOARD_ID = /^[A-Za-z0-9_.:-]{1,48}$/;
+// How long committed changes wait to share one NOTIFY.
+const NOTIFY_BATCH_MS = 10;
+// A NOTIFY payload must stay under 8,000 bytes.
+const MAX_PAYLOAD = 7_500;
 // Deadlock and serialization failures roll the whole change back, so it is safe to run it again.
 const RETRYABLE = new Set(["40P01", "40001"]);
 const ATTEMPTS = 3;
@@ -82,54 +92,64 @@ const COLUMNS = "id, subject, description, state, owner, blocks, blocked_by, met
 /** A timestamptz as milliseconds since 1970, a JSON number. */
 const EPOCH_MS = (column: string) => `(extract(epoch FROM ${column}) * 1000)::float8`;
 
+// Whether task t waits on a task not yet completed (a deleted blocker counts as done): one lookup by
+// primary key per blocker. Written so, the planner cannot turn it into a join over the whole board,
+// which it would when its statistics still say a board just filled is small. $1 is the board.
 const OPEN_BLOCKERS = `EXISTS (
-  SELECT 1 FROM stepwise_tasks b
-  WHERE b.board_id = t.board_id AND b.id = ANY (t.blocked_by) AND b.state <> 'completed')`;
+  SELECT 1 FROM unnest(t.blocked_by) AS blocker (id)
+  WHERE (SELECT b.state FROM stepwise_tasks b WHERE b.board_id = $1 AND b.id = blocker.id) <> 'completed')`;
 
 // One statement, so one atomic step by one clock (now() is the statement's start): lock the lowest
 // free row, a pending one or one whose lease expired (skipping rows another claimer holds), return
 // every other expired task to pending, claim the chosen row under a new lease, and announce both on
-// commit. $1 board, $2 owner, $3 channel, $4 lease in ms.
+// commit. Rows are reached by key (= ANY, = (subquery)), never by a join the planner could turn
+// into a scan of the board. $1 board, $2 owner, $3 lease in ms.
 const CLAIM = `
   WITH pending_pick AS (
-    SELECT t.id, t.state, t.owner, t.lease_token, t.lease_expires_at FROM stepwise_tasks t
+    SELECT t.id FROM stepwise_tasks t
     WHERE t.board_id = $1 AND t.state = 'pending' AND (t.owner IS NULL OR t.owner = $2) AND NOT ${OPEN_BLOCKERS}
     ORDER BY t.id LIMIT 1
     FOR UPDATE OF t SKIP LOCKED
-  ), expired_pick AS (
-    SELECT t.id, t.state, t.owner, t.lease_token, t.lease_expires_at FROM stepwise_tasks t
-    WHERE t.board_id = $1 AND t.state = 'in_progress' AND t.lease_expires_at <= now() AND NOT ${OPEN_BLOCKERS}
-    ORDER BY t.id LIMIT 1
+  ), expired AS (
+    SELECT t.id, t.owner, t.lease_token, t.lease_expires_at, NOT ${OPEN_BLOCKERS} AS free FROM stepwise_tasks t
+    WHERE t.board_id = $1 AND t.state = 'in_progress' AND t.lease_expires_at <= now()
     FOR UPDATE OF t SKIP LOCKED
   ), picked AS (
-    SELECT * FROM (SELECT * FROM pending_pick UNION ALL SELECT * FROM expired_pick) p ORDER BY id LIMIT 1
+    SELECT id FROM (SELECT id FROM pending_pick UNION ALL SELECT id FROM expired WHERE free) p ORDER BY id LIMIT 1
   ), released AS (
     UPDATE stepwise_tasks t SET state = 'pending', owner = NULL, lease_expires_at = NULL
-    FROM (
-      SELECT id, owner, lease_token, lease_expires_at FROM stepwise_tasks
-      WHERE board_id = $1 AND state = 'in_progress' AND lease_expires_at <= now() AND id NOT IN (SELECT id FROM picked)
-      FOR UPDATE SKIP LOCKED
-    ) old
-    WHERE t.board_id = $1 AND t.id = old.id
-    RETURNING old.id, old.owner, old.lease_token, old.lease_expires_at
+    WHERE t.board_id = $1 AND t.id = ANY (ARRAY (SELECT id FROM expired)) AND t.id IS DISTINCT FROM (SELECT id FROM picked)
+    RETURNING t.id
   ), claimed AS (
     UPDATE stepwise_tasks t SET state = 'in_progress', owner = $2, lease_token = nextval('stepwise_task_lease_tokens'),
-      lease_expires_at = now() + $4 * interval '1 millisecond'
-    FROM picked WHERE t.board_id = $1 AND t.id = picked.id
+      lease_expires_at = now() + $3 * interval '1 millisecond'
+    WHERE t.board_id = $1 AND t.id = (SELECT id FROM picked)
     RETURNING t.${COLUMNS.split(", ").join(", t.")}, t.lease_token, ${EPOCH_MS("t.lease_expires_at")} AS expires_ms
-  ), expired AS (
-    SELECT id, owner, lease_token, lease_expires_at FROM released
-    UNION ALL
-    SELECT id, owner, lease_token, lease_expires_at FROM picked WHERE state = 'in_progress'
   )
   SELECT
     (SELECT row_to_json(c) FROM claimed c) AS claimed,
+    -- Every expired lease ended here: its task was either released or claimed again.
     (SELECT coalesce(json_agg(json_build_object('taskId', id::text, 'owner', owner, 'token', lease_token,
        'expiresMs', ${EPOCH_MS("lease_expires_at")}) ORDER BY id), '[]') FROM expired) AS expired,
-    (SELECT pg_notify($3, json_build_object('boardId', $1::text, 'action', 'released',
-       'taskIds', json_agg(id::text ORDER BY id))::text) FROM released HAVING count(*) > 0) AS released_notified,
-    (SELECT pg_notify($3, json_build_object('boardId', $1::text, 'action', 'claimed',
-       'taskIds', json_build_array(id::text))::text) FROM claimed) AS claimed_notified`;
+    (SELECT json_agg(id::text ORDER BY id) FROM released) AS released`;
+
+const UPDATE_ONE = `
+  WITH changed AS (
+    UPDATE stepwise_tasks t SET
+      subject = coalesce($3, t.subject),
+      description = coalesce($4, t.description),
+      state = coalesce($5, t.state),
+      owner = CASE WHEN $6::boolean THEN $7 ELSE t.owner END,
+      metadata = (t.metadata || $8::jsonb) - $9::text[],
+      lease_expires_at = CASE WHEN coalesce($5, t.state) = 'in_progress' THEN t.lease_expires_at END
+    WHERE t.board_id = $1 AND t.id = $2
+      AND ($10::bigint IS NULL OR (t.state = 'in_progress' AND t.lease_token = $10 AND t.lease_expires_at > now()))
+    RETURNING t.${COLUMNS.split(", ").join(", t.")}
+  )
+  SELECT
+    (SELECT row_to_json(c) FROM changed c) AS task,
+    EXISTS (SELECT 1 FROM stepwise_tasks WHERE board_id = $1 AND id = $2) AS found,
+    now() AS db_now`;
 
 /**
  * One task board shared through PostgreSQL by agents in many processes and machines. Many boards
@@ -149,6 +169,12 @@ export class PostgresTaskStore implements TaskStore {
   readonly #ownsPool: boolean;
   #ready: Promise<void> | undefined;
   #closing: Promise<void> | undefined;
+  /** Changes of transactions still open, by connection. */
+  readonly #uncommitted = new Map<pg.PoolClient, TaskBoardChange[]>();
+  /** Committed changes waiting for the next NOTIFY. */
+  readonly #outbox: TaskBoardChange[] = [];
+  #flushTimer: ReturnType<typeof setTimeout> | undefined;
+  #flushing: Promise<void> = Promise.resolve();
 
   constructor(opts: PostgresTaskStoreOptions) {
     if (!BOARD_ID.test(opts.boardId)) {
@@ -221,6 +247,7 @@ export class PostgresTaskStore implements TaskStore {
 
   async update(id: string, change: TaskChange, opts: FencedWrite = {}): Promise<Task> {
     const named = [...(change.addBlocks ?? []), ...(change.addBlockedBy ?? [])];
+    if (named.length === 0) return this.#updateOne(id, change, opts);
     return this.#transaction(async (client) => {
       // Edge changes take the board lock so two of them can never close a cycle together.
       if (named.length > 0) await this.#lockBoard(client);
@@ -233,6 +260,36 @@ export class PostgresTaskStore implements TaskStore {
       await this.#notify(client, "updated", changed);
       return tasks.get(id) as Task;
     });
+  }
+
+  /**
+   * A change that adds no edge touches one row, so it is one statement (one round trip, no explicit
+   * transaction): check the fence, apply the change as applyChange would (fields replaced, metadata
+   * merged with null deleting a key, the lease dropped once not in progress), and announce it.
+   */
+  async #updateOne(id: string, change: TaskChange, opts: FencedWrite): Promise<Task> {
+    await this.#init();
+    const patch = Object.entries(change.metadata ?? {});
+    const values = [
+      this.boardId,
+      isTaskId(id) ? id : "0",
+      change.subject ?? null,
+      change.description ?? null,
+      change.state ?? null,
+      change.owner !== undefined,
+      change.owner ?? null,
+      JSON.stringify(Object.fromEntries(patch.filter(([, value]) => value !== null))),
+      patch.filter(([, value]) => value === null).map(([key]) => key),
+      opts.lease?.token ?? null,
+    ];
+    const { rows } = await retryConflicts(() => this.#pool.query<UpdateRow>({ name: "stepwise-task-update", text: UPDATE_ONE, values }));
+    const row = rows[0] as UpdateRow;
+    if (row.task) {
+      this.#announce({ boardId: this.boardId, action: "updated", taskIds: [String(row.task.id)] });
+      return fromJsonRow(row.task);
+    }
+    if (!row.found) throw unknownTaskError(id, await this.#allIds());
+    throw new TaskLeaseError(opts.lease as TaskLease, row.db_now.toISOString());
   }
 
   async remove(id: string): Promise<void> {
@@ -253,8 +310,12 @@ export class PostgresTaskStore implements TaskStore {
   async claimNext(owner: string, opts: ClaimOptions = {}): Promise<TaskClaim> {
     const leaseMs = leaseDuration(opts.leaseMs);
     await this.#init();
-    const { rows } = await retryConflicts(() => this.#pool.query<ClaimRow>(CLAIM, [this.boardId, owner, this.channel, leaseMs]));
+    const { rows } = await retryConflicts(() =>
+      this.#pool.query<ClaimRow>({ name: "stepwise-task-claim", text: CLAIM, values: [this.boardId, owner, leaseMs] }),
+    );
     const row = rows[0] as ClaimRow;
+    if (row.released) this.#announce({ boardId: this.boardId, action: "released", taskIds: row.released });
+    if (row.claimed) this.#announce({ boardId: this.boardId, action: "claimed", taskIds: [String(row.claimed.id)] });
     const expired = row.expired.map((lease) => ({ taskId: lease.taskId, owner: lease.owner ?? "", token: lease.token, expiresAt: isoTime(lease.expiresMs) }));
     return { task: row.claimed ? claimedTask(row.claimed) : undefined, expired };
   }
@@ -319,10 +380,19 @@ export class PostgresTaskStore implements TaskStore {
     // Runs inside pg's own event dispatch: nothing may escape from here.
     const onNotification = (message: pg.Notification) => {
       if (message.channel !== this.channel || !message.payload) return;
+      let changes: TaskBoardChange[];
       try {
-        listener(JSON.parse(message.payload) as TaskBoardChange);
+        const parsed = JSON.parse(message.payload) as TaskBoardChange | TaskBoardChange[];
+        changes = Array.isArray(parsed) ? parsed : [parsed];
       } catch (error) {
-        report(error);
+        return report(error);
+      }
+      for (const change of changes) {
+        try {
+          listener(change);
+        } catch (error) {
+          report(error);
+        }
       }
     };
     const onConnectionError = (error: Error) => {
@@ -368,9 +438,13 @@ export class PostgresTaskStore implements TaskStore {
     this.#ready = undefined;
   }
 
-  /** Ends the store's own pool (a shared pool stays open); a second call is harmless. */
+  /** Sends the changes not yet announced, then ends the store's own pool (a shared pool stays open); a second call is harmless. */
   close(): Promise<void> {
-    this.#closing ??= this.#ownsPool ? this.#pool.end() : Promise.resolve();
+    this.#closing ??= (async () => {
+      if (this.#flushTimer) clearTimeout(this.#flushTimer);
+      await this.#flush();
+      if (this.#ownsPool) await this.#pool.end();
+    })();
     return this.#closing;
   }
 
@@ -414,15 +488,19 @@ export class PostgresTaskStore implements TaskStore {
 
   async #attempt<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await this.#pool.connect();
+    const changes: TaskBoardChange[] = [];
+    this.#uncommitted.set(client, changes);
     try {
       await client.query("BEGIN");
       const result = await fn(client);
       await client.query("COMMIT");
+      for (const change of changes) this.#announce(change);
       return result;
     } catch (error) {
       await client.query("ROLLBACK").catch(() => undefined);
       throw error;
     } finally {
+      this.#uncommitted.delete(client);
       client.release();
     }
   }
@@ -474,14 +552,43 @@ export class PostgresTaskStore implements TaskStore {
     return new Map(rows.map((row) => [row.id, row.blocked_by]));
   }
 
+  async #allIds(): Promise<string[]> {
+    const { rows } = await this.#pool.query<{ id: string }>("SELECT id FROM stepwise_tasks WHERE board_id = $1", [this.boardId]);
+    return rows.map((row) => row.id);
+  }
+
   async #ids(client: pg.PoolClient): Promise<string[]> {
     const { rows } = await client.query<{ id: string }>("SELECT id FROM stepwise_tasks WHERE board_id = $1", [this.boardId]);
     return rows.map((row) => row.id);
   }
 
+  /** Records a change of the transaction on `client`; it is announced once that transaction commits. */
   async #notify(client: pg.PoolClient, action: TaskBoardChange["action"], taskIds: string[]): Promise<void> {
-    const change: TaskBoardChange = { boardId: this.boardId, action, taskIds: sortIds(taskIds) };
-    await client.query("SELECT pg_notify($1, $2)", [this.channel, JSON.stringify(change)]);
+    this.#uncommitted.get(client)?.push({ boardId: this.boardId, action, taskIds: sortIds(taskIds) });
+  }
+
+  /**
+   * Queues a committed change for the next NOTIFY. Sending a notification in the writing transaction
+   * would make every commit wait for the database-wide lock NOTIFY holds through its commit (and
+   * fsync), which serialized all writers; batched, one NOTIFY (its own short transaction) carries
+   * every change of the last few milliseconds, in commit order.
+   */
+  #announce(change: TaskBoardChange): void {
+    this.#outbox.push(change);
+    this.#flushTimer ??= setTimeout(() => void this.#flush(), NOTIFY_BATCH_MS);
+  }
+
+  #flush(): Promise<void> {
+    this.#flushTimer = undefined;
+    const changes = this.#outbox.splice(0);
+    const sending = this.#flushing.then(async () => {
+      for (const payload of notificationPayloads(changes)) {
+        // Best effort, as LISTEN/NOTIFY is: a lost announcement leaves the board itself intact.
+        await this.#pool.query("SELECT pg_notify($1, $2)", [this.channel, payload]).catch(() => undefined);
+      }
+    });
+    this.#flushing = sending;
+    return sending;
   }
 }
 
@@ -496,9 +603,33 @@ function isoTime(ms: number): string {
   return new Date(ms).toISOString();
 }
 
+function fromJsonRow(row: JsonTaskRow): Task {
+  return fromRow({ ...row, id: String(row.id), blocks: row.blocks.map(String), blocked_by: row.blocked_by.map(String) });
+}
+
 function claimedTask(row: NonNullable<ClaimRow["claimed"]>): ClaimedTask {
-  const task = fromRow({ ...row, id: String(row.id), blocks: row.blocks.map(String), blocked_by: row.blocked_by.map(String) });
+  const task = fromJsonRow(row);
   return { ...task, lease: { taskId: task.id, owner: task.owner ?? "", token: Number(row.lease_token), expiresAt: isoTime(row.expires_ms) } };
+}
+
+/** The changes as JSON arrays, in order, each under MAX_PAYLOAD bytes (a single oversized change gets its ids summarized away). */
+function notificationPayloads(changes: readonly TaskBoardChange[]): string[] {
+  const payloads: string[] = [];
+  let batch: string[] = [];
+  let size = 2;
+  for (const change of changes) {
+    let text = JSON.stringify(change);
+    if (text.length + 2 > MAX_PAYLOAD) text = JSON.stringify({ ...change, taskIds: [] });
+    if (size + text.length + 1 > MAX_PAYLOAD && batch.length > 0) {
+      payloads.push(`[${batch.join(",")}]`);
+      batch = [];
+      size = 2;
+    }
+    batch.push(text);
+    size += text.length + 1;
+  }
+  if (batch.length > 0) payloads.push(`[${batch.join(",")}]`);
+  return payloads;
 }
 
 function toError(error: unknown): Error {

@@ -104,11 +104,12 @@ export class TaskBoard implements Plugin {
 
   /** Changes one task; with `opts.lease`, only while that lease is still held (see TaskStore.update). */
   async update(id: string, change: TaskChange, opts: FencedWrite = {}): Promise<Task> {
-    // Only a change of state can start or finish a unit; other changes skip the extra read.
-    const before = change.state === undefined ? undefined : await this.store.get(id);
+    // Only a change of state can start or finish a unit; other changes skip the extra read, and so
+    // does a fenced write: that it was accepted means the task was in progress under its lease.
+    const before = change.state === undefined || opts.lease ? undefined : await this.store.get(id);
     const task = await this.store.update(id, change, opts);
     this.#announce("updated", [id, ...(change.addBlocks ?? []), ...(change.addBlockedBy ?? [])]);
-    if (change.state !== undefined) this.#announceUnits(before, task);
+    if (change.state !== undefined) this.#announceUnits(opts.lease ? { ...task, state: "in_progress" } : before, task);
     return task;
   }
 
