@@ -217,9 +217,52 @@ export function normalizeImport(imported: readonly TaskImport[], now: string, fl
       createdAt: item.createdAt ?? now,
     });
   }
+  // All edges first, then one check for loops over the whole graph: checking each edge as it is
+  // added would walk the graph once per edge, which a board of many thousand tasks cannot afford.
+  const blockers = new Map<string, Set<string>>([...tasks.keys()].map((id) => [id, new Set<string>()]));
+  const link = (blocker: string, blocked: string) => {
+    if (blocker === blocked) throw new TaskRuleError(`Task ${blocked} cannot block or wait on itself; name a different task id.`);
+    for (const id of [blocker, blocked]) if (!tasks.has(id)) throw unknownTaskError(id, tasks.keys());
+    blockers.get(blocked)?.add(blocker);
+  };
   for (const item of imported) {
-    const graph = blockerGraph(tasks.values());
-    applyChange(tasks, graph, toBoardId(item.id), { addBlocks: (item.blocks ?? []).map(toBoardId), addBlockedBy: (item.blockedBy ?? []).map(toBoardId) });
+    const id = toBoardId(item.id);
+    for (const blocker of item.blockedBy ?? []) link(toBoardId(blocker), id);
+    for (const blocked of item.blocks ?? []) link(id, toBoardId(blocked));
+  }
+  const loop = findLoop(blockers);
+  if (loop) throw new TaskRuleError(`Refused: the imported tasks would close a cycle (${loop.join(" waits on ")}). Dependencies must not loop; drop one of these edges.`);
+  const blocks = new Map<string, string[]>();
+  for (const [blocked, ids] of blockers) for (const blocker of ids) blocks.set(blocker, [...(blocks.get(blocker) ?? []), blocked]);
+  for (const task of tasks.values()) {
+    task.blockedBy = sortIds(blockers.get(task.id) ?? []);
+    task.blocks = sortIds(blocks.get(task.id) ?? []);
   }
   return [...tasks.values()].sort((a, b) => compareTaskIds(a.id, b.id));
+}
+
+/** A loop in the graph (each id waits on the next, the last on the first again), or undefined: Kahn's algorithm, then a walk among what is left. */
+function findLoop(blockers: ReadonlyMap<string, ReadonlySet<string>>): string[] | undefined {
+  const waiting = new Map([...blockers].map(([id, ids]) => [id, ids.size]));
+  const dependents = new Map<string, string[]>();
+  for (const [blocked, ids] of blockers) for (const blocker of ids) dependents.set(blocker, [...(dependents.get(blocker) ?? []), blocked]);
+  const ready = [...waiting].filter(([, n]) => n === 0).map(([id]) => id);
+  while (ready.length > 0) {
+    const id = ready.pop() as string;
+    waiting.delete(id);
+    for (const blocked of dependents.get(id) ?? []) {
+      const left = (waiting.get(blocked) ?? 0) - 1;
+      waiting.set(blocked, left);
+      if (left === 0) ready.push(blocked);
+    }
+  }
+  if (waiting.size === 0) return undefined;
+  // Every task left waits on another task left: walk until one repeats.
+  const path: string[] = [];
+  let at = [...waiting.keys()].sort(compareTaskIds)[0] as string;
+  while (!path.includes(at)) {
+    path.push(at);
+    at = [...(blockers.get(at) ?? [])].find((id) => waiting.has(id)) as string;
+  }
+  return [...path.slice(path.indexOf(at)), at];
 }

@@ -14,8 +14,9 @@ To order tasks, call TaskUpdate with add_blocked_by or add_blocks after creating
 export const TASK_GET_DESCRIPTION = `Read everything about one task: subject, full description, status, owner, the tasks it waits on and the tasks waiting on it (with their status), metadata and creation time.
 Call it before starting a task whose description you have not read yet, or to check whether its blockers are done.`;
 
-export const TASK_LIST_DESCRIPTION = `Show the whole task board, one line per task: id, status, subject, owner, and the blockers that are still open (blockers already completed are shown as done, so a task whose blockers are all done is free to start).
-Use it to choose what to do next: prefer the lowest-numbered pending task with no open blockers and no other owner. Check it again after finishing a task to see what became free.`;
+export const TASK_LIST_DESCRIPTION = `Show the task board: a one-line count of tasks by status, then one line per task: id, status, subject, owner, and the blockers that are still open (blockers already completed are shown as done, so a task whose blockers are all done is free to start).
+Use it to choose what to do next: prefer the lowest-numbered pending task with no open blockers and no other owner. Check it again after finishing a task to see what became free.
+On a large board only open work fits; narrow with status, owner or ready (true: free to start), and limit (default 50 lines). The last line says how many tasks were left out.`;
 
 export const TASK_UPDATE_DESCRIPTION = `Change one task: its status, owner, subject, description, metadata, or its dependencies.
 

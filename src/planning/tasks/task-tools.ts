@@ -2,7 +2,7 @@ import { z } from "zod";
 import { defineTool, ToolError, type Tool } from "../../core/tool.js";
 import type { TaskBoard } from "./task-board.js";
 import { openBlockers, sortIds, unknownTaskError } from "./task-graph.js";
-import { blockedNote, stateLookup, taskDetailText, taskLine, taskListText, unblockedNote } from "./task-text.js";
+import { blockedNote, stateLookup, TASK_LIST_DEFAULT_LIMIT, taskDetailText, taskLine, taskListView, unblockedNote } from "./task-text.js";
 import { TASK_CREATE_DESCRIPTION, TASK_GET_DESCRIPTION, TASK_LIST_DESCRIPTION, TASK_UPDATE_DESCRIPTION } from "./task-tool-descriptions.js";
 import type { Task, TaskChange } from "./task.js";
 
@@ -41,9 +41,20 @@ export function taskBoardTools(board: TaskBoard): Tool[] {
   const TaskList = defineTool({
     name: "TaskList",
     description: TASK_LIST_DESCRIPTION,
-    parameters: z.object({}),
+    parameters: z.object({
+      status: z.enum(["pending", "in_progress", "completed"]).optional().describe("Only tasks with this status."),
+      owner: z.string().trim().min(1).optional().describe("Only tasks owned by this name."),
+      ready: z.boolean().optional().describe("true: only tasks free to start (pending, no open blockers, no owner)."),
+      limit: z.number().int().min(1).max(500).optional().describe(`At most this many lines (default ${TASK_LIST_DEFAULT_LIMIT}).`),
+    }),
     readOnly: true,
-    execute: async () => taskListText(await board.list()),
+    execute: async ({ status, owner, ready, limit }) =>
+      taskListView(await board.list(), {
+        limit: limit ?? TASK_LIST_DEFAULT_LIMIT,
+        ...(status ? { status } : {}),
+        ...(owner ? { owner } : {}),
+        ...(ready !== undefined ? { ready } : {}),
+      }),
   });
 
   const TaskUpdate = defineTool({
