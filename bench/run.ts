@@ -5,9 +5,10 @@ import { todoContextBenchmark } from "./todo-context.js";
 import { planNotebookPromptsBenchmark } from "./plan-notebook-prompts.js";
 import { compilerDagBenchmark } from "./compiler-dag.js";
 import { boardClaimsBenchmark } from "./board-claims.js";
+import { boardScaleBenchmark } from "./board-scale.js";
 
 // Each benchmark module adds itself here.
-const benchmarks: Benchmark[] = [todoContextBenchmark, planNotebookPromptsBenchmark, longRunBenchmark, boardClaimsBenchmark, compilerDagBenchmark];
+const benchmarks: Benchmark[] = [todoContextBenchmark, planNotebookPromptsBenchmark, longRunBenchmark, boardClaimsBenchmark, boardScaleBenchmark, compilerDagBenchmark];
 
 const args = process.argv.slice(2);
 const json = args.includes("--json");
@@ -25,7 +26,7 @@ for (const benchmark of benchmarks) {
   for (const figure of figures) {
     if (json) process.stdout.write(`${JSON.stringify(figure)}\n`);
     else {
-      const system = figure.system ? ` [${figure.system}]` : "";
+      const system = figure.system ? ` [${figure.system}]` : figure.tasks !== undefined ? ` [${figure.tasks} tasks]` : "";
       process.stdout.write(`${figure.bench}.${figure.metric}${system}: ${figure.value}\n`);
     }
   }

@@ -118,7 +118,10 @@ const CLAIM = `
     SELECT id FROM (SELECT id FROM pending_pick UNION ALL SELECT id FROM expired WHERE free) p ORDER BY id LIMIT 1
   ), released AS (
     UPDATE stepwise_tasks t SET state = 'pending', owner = NULL, lease_expires_at = NULL
-    WHERE t.board_id = $1 AND t.id = ANY (ARRAY (SELECT id FROM expired)) AND t.id IS DISTINCT FROM (SELECT id FROM picked)
+    -- The lease conditions again (true of every expired row, which is locked) so the row is found
+    -- through the lease index, never by a scan of the board.
+    WHERE t.board_id = $1 AND t.state = 'in_progress' AND t.lease_expires_at <= now()
+      AND t.id = ANY (ARRAY (SELECT id FROM expired)) AND t.id IS DISTINCT FROM (SELECT id FROM picked)
     RETURNING t.id
   ), claimed AS (
     UPDATE stepwise_tasks t SET state = 'in_progress', owner = $2, lease_token = nextval('stepwise_task_lease_tokens'),
