@@ -6,6 +6,7 @@ import type { ApprovalDecision, ApprovalDecisions, PendingCall } from "../core/a
 import type { PermissionPolicy } from "../core/permissions.js";
 import type { PlanApprover, PlanDecision } from "../planning/workflows/plan-approval.js";
 import { CliError } from "./cli-error.js";
+import { exitCodeOf } from "./run-endings.js";
 
 export const APPROVAL_MODES = ["none", "writes", "plan", "all"] as const;
 export type ApprovalMode = (typeof APPROVAL_MODES)[number];
@@ -114,7 +115,7 @@ export function terminalPlanApprover(prompter: DecisionPrompter | undefined): Pl
   return async (plan) => {
     const decision = prompter ? await askPlanDecision(plan, prompter) : null;
     if (decision) return decision;
-    throw new CliError("nobody answered whether to run the plan, so it was not run; start the run again in a terminal", 3);
+    throw new CliError("nobody answered whether to run the plan, so it was not run; start the run again in a terminal", exitCodeOf("awaiting-approval"));
   };
 }
 

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
+import { createRequire } from "node:module";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { APPROVAL_MODES } from "./approval-prompt.js";
 import { CliError } from "./cli-error.js";
+import { exitCodeOf, exitCodesHelp } from "./run-endings.js";
 import { runDemo } from "./demo/demo-command.js";
 import { DEMO_MODEL } from "./model-option.js";
 import { mcpCommand } from "./mcp-command.js";
@@ -13,9 +15,14 @@ import { tasksList, tasksShow } from "./tasks-command.js";
 import { terminalPrompter } from "./terminal-prompter.js";
 import { startViewer } from "../web/viewer-server.js";
 
+// package.json sits two folders up from both src/cli/ and dist/cli/.
+const { version } = createRequire(import.meta.url)("../../package.json") as { version: string };
+
 const program = new Command()
   .name("stepwise")
   .description("Explicit, inspectable plans for LLM agents.")
+  .version(version, "-V, --version", "print the version")
+  .addHelpText("after", `\n${exitCodesHelp()}`)
   .exitOverride()
   .configureOutput({ outputError: (text, write) => write(`stepwise: ${text.replace(/^error: /, "")}`) });
 
@@ -38,6 +45,7 @@ program
   .option("--max-steps <n>", "most model calls in the run", positiveInteger)
   .option("--context-budget <tokens>", "fold finished plan units out of the context past this size (default 64000)", positiveInteger)
   .addOption(new Option("--approval <mode>", "which calls wait for your approval").choices(APPROVAL_MODES).default(RUN_DEFAULTS.approval))
+  .addHelpText("after", `\n${exitCodesHelp()}`)
   .action(async (task: string | undefined, opts: Omit<RunCommandOptions, "database">, command: Command) => {
     // A resumed run keeps the settings it was started with: only the options typed here change them.
     const given = opts.resume ? Object.fromEntries(Object.entries(opts).filter(([name]) => command.getOptionValueSource(name) === "cli")) : opts;
@@ -116,7 +124,7 @@ program
     const token = opts.token ?? process.env["STEPWISE_UI_TOKEN"];
     const viewer = await startViewer({ database: defaultDatabasePath(), host: opts.host, port: opts.port, ...(token ? { token } : {}) }).catch(
       (error: unknown) => {
-        throw new CliError(`cannot serve the viewer on ${opts.host}:${opts.port}: ${error instanceof Error ? error.message : String(error)}`, 1);
+        throw new CliError(`cannot serve the viewer on ${opts.host}:${opts.port}: ${error instanceof Error ? error.message : String(error)}`, exitCodeOf("failed"));
       },
     );
     const howToOpen = token ? "open it once with ?token=<your token>; " : "";

@@ -9,6 +9,7 @@ import type { TaskStore } from "../planning/tasks/task-store.js";
 import type { RunRecord, RunStatus } from "../stores/run-log.js";
 import { workspaceTools } from "../tools/workspace-tools.js";
 import { CliError } from "./cli-error.js";
+import { exitCodeOf } from "./run-endings.js";
 import { modelsFor } from "./model-option.js";
 import { observeSession } from "./run-observer.js";
 import { liveChecklistView, plainLogView, type RunView } from "./run-view.js";
@@ -55,6 +56,7 @@ export type RunIO = {
 
 const STATUS_BY_STOP: Record<SessionOutcome["stopReason"], RunStatus> = {
   final: "finished",
+  unanswered: "unanswered",
   "max-steps": "max-steps",
   aborted: "aborted",
   "awaiting-approval": "awaiting-approval",
@@ -289,7 +291,7 @@ async function drive(session: StrategySession, ctx: DriveContext): Promise<numbe
     log.saveCheckpoint(runId, session.checkpoint());
     log.updateRun(runId, { status: STATUS_BY_STOP[outcome.stopReason], answer: outcome.stopReason === "final" ? outcome.text : null });
     view.finish(closingLines(outcome, runId));
-    return outcome.stopReason === "final" ? 0 : outcome.stopReason === "aborted" ? 130 : 3;
+    return exitCodeOf(outcome.stopReason === "final" ? "answered" : outcome.stopReason);
   } catch (error) {
     await observer.settled();
     log.updateRun(runId, { status: "failed" });
@@ -305,6 +307,8 @@ function closingLines(outcome: SessionOutcome, runId: string): string[] {
   switch (outcome.stopReason) {
     case "final":
       return ["", outcome.text];
+    case "unanswered":
+      return ["", `no answer: ${outcome.text}`];
     case "aborted":
       return ["", `stopped; state saved. Continue with: stepwise run --resume   (run ${runId})`];
     case "max-steps":

@@ -30,7 +30,7 @@ export class WorkflowSession implements StrategySession {
     });
     try {
       const result = await workflow.run(task, { signal });
-      return { text: result.answer, stopReason: "final" };
+      return { text: result.answer, stopReason: result.answered ? "final" : "unanswered" };
     } catch (error) {
       if (signal.aborted) return { text: "", stopReason: "aborted" };
       throw error;

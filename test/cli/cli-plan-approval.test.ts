@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { exitCodeOf } from "../../src/cli/run-endings.js";
 import { freshHome, runCli, workspace } from "./cli-harness.js";
 
 const run = (strategy: string, ws: string) => ["run", "Report", "--strategy", strategy, "--model", "scripted:demo", "--workspace", ws, "--approval", "plan"];
@@ -24,7 +25,7 @@ describe("stepwise run --approval plan with workflows", () => {
     const home = freshHome();
     const ws = workspace(home);
     const result = await runCli(run("plan-execute", ws), { home, input: "r read the docs first\nreject still no\n" });
-    expect(result.code, result.stderr).toBe(0);
+    expect(result.code, result.stderr).toBe(exitCodeOf("unanswered"));
     expect(result.stdout.match(/The planner proposes this plan/g)).toHaveLength(2);
     expect(result.stdout).toContain('Nothing was done: the user rejected the plan twice. Their feedback: "read the docs first", then "still no".');
     expect(existsSync(join(ws, "report.md"))).toBe(false);
@@ -43,7 +44,7 @@ describe("stepwise run --approval plan with workflows", () => {
     const home = freshHome();
     const ws = workspace(home);
     const result = await runCli(run("plan-execute", ws), { home });
-    expect(result.code).toBe(3);
+    expect(result.code).toBe(exitCodeOf("awaiting-approval"));
     expect(result.stderr).toMatch(/^stepwise: nobody answered whether to run the plan, so it was not run/);
     expect(existsSync(join(ws, "report.md"))).toBe(false);
   });

@@ -1,7 +1,8 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
+import { exitCodeOf, RUN_ENDINGS } from "../../src/cli/run-endings.js";
 import { CLI, freshHome, runCli, workspace } from "./cli-harness.js";
 
 describe("stepwise demo", () => {
@@ -76,13 +77,13 @@ describe("stepwise run", () => {
     const home = freshHome();
     const ws = workspace(home);
     const first = await runCli(["run", "Report", "--model", "scripted:demo", "--workspace", ws, "--max-steps", "4"], { home });
-    expect(first.code).toBe(3);
+    expect(first.code).toBe(exitCodeOf("max-steps"));
     expect(first.stdout).toContain("stopped at the step limit; state saved");
     expect(existsSync(join(ws, "report.md"))).toBe(false);
 
     // The saved limit applies again: four more steps, then another stop.
     const second = await runCli(["run", "--resume"], { home });
-    expect(second.code, second.stderr).toBe(3);
+    expect(second.code, second.stderr).toBe(exitCodeOf("max-steps"));
     expect(second.stdout).toMatch(/^resuming run /m);
     expect(second.stdout).toContain("stopped at the step limit; state saved");
 
@@ -96,6 +97,31 @@ describe("stepwise run", () => {
     const fourth = await runCli(["run", "--resume"], { home });
     expect(fourth.code).toBe(2);
     expect(fourth.stderr).toMatch(/already finished; nothing to resume/);
+  });
+});
+
+describe("exit codes", () => {
+  it("lists every way a run ends, with its code, in --help", async () => {
+    const help = await runCli(["run", "--help"]);
+    expect(help.code).toBe(0);
+    for (const { code, meaning } of Object.values(RUN_ENDINGS)) expect(help.stdout).toContain(`${String(code).padStart(3)}  ${meaning}`);
+    expect(new Set(Object.values(RUN_ENDINGS).map((e) => e.code)).size).toBe(Object.keys(RUN_ENDINGS).length);
+  });
+
+  it("exits non-zero, with the reason, when the compiler runs out of planning rounds without an answer", async () => {
+    const home = freshHome();
+    const ws = workspace(home);
+    // A folder where the report should go: every write fails, so the joiner never gets to finish.
+    mkdirSync(join(ws, "report.md"));
+    const result = await runCli(["run", "Report", "--strategy", "compiler", "--model", "scripted:demo", "--workspace", ws], { home });
+    expect(result.code, result.stderr).toBe(exitCodeOf("unanswered"));
+    expect(result.stdout).toMatch(/^no answer: No final answer after 3 planning rounds/m);
+  });
+
+  it("prints the version", async () => {
+    const result = await runCli(["--version"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout.trim()).toBe((JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version);
   });
 });
 
@@ -165,7 +191,7 @@ describe("stepwise run --approval", () => {
     const home = freshHome();
     const ws = workspace(home);
     const paused = await runCli(["run", "Report", "--model", "scripted:demo", "--workspace", ws, "--approval", "writes"], { home });
-    expect(paused.code).toBe(3);
+    expect(paused.code).toBe(exitCodeOf("awaiting-approval"));
     expect(paused.stdout).toContain("waiting for approval of: write_file; state saved.");
     const resumed = await runCli(["run", "--resume", "--workspace", ws, "--approval", "writes"], { home, input: "approve\n" });
     expect(resumed.code, resumed.stderr).toBe(0);

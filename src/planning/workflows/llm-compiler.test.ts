@@ -182,7 +182,8 @@ describe("LLMCompiler", () => {
       expect(String(req.messages[0]?.content)).toContain("This was the last planning round");
       return JSON.stringify({ action: "replan", reason: "need more" });
     }]);
-    const { answer } = await new LLMCompiler({ model: planner, joinerModel: joiner, tools: [lookupTool([])], maxRounds: 1 }).run("x?");
+    const { answer, answered } = await new LLMCompiler({ model: planner, joinerModel: joiner, tools: [lookupTool([])], maxRounds: 1 }).run("x?");
     expect(answer).toBe("No final answer after 1 planning rounds. Still missing: need more");
+    expect(answered).toBe(false);
   });
 });

@@ -110,7 +110,7 @@ export class LLMCompiler implements Workflow {
       const lastRound = round >= maxRounds;
       const decision = await this.#join(joinerPrompt({ task, done: views, errors, lastRound }), signal);
       if (decision.action === "finish") return recorder.finish(decision.answer);
-      if (lastRound) return recorder.finish(`No final answer after ${round} planning rounds. Still missing: ${decision.reason}`);
+      if (lastRound) return recorder.finish(`No final answer after ${round} planning rounds. Still missing: ${decision.reason}`, { answered: false });
       messages.splice(2, messages.length, {
         role: "user",
         content: compilerReplanInput({ done: views, reason: decision.reason, errors, nextId: parser.nextId }),

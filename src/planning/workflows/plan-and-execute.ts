@@ -95,7 +95,7 @@ export class PlanAndExecute implements Workflow {
     const { review } = planned;
     let remaining = planned.steps;
     recorder.planned({ ...planned, steps: toPlannedSteps(remaining, 0) });
-    if (review?.decision.action === "reject") return recorder.finish(planRejectedAnswer(review));
+    if (review?.decision.action === "reject") return recorder.finish(planRejectedAnswer(review), { answered: false });
     const note = review ? planReviewNote(review) : null;
     const done: string[] = [];
 
@@ -129,7 +129,8 @@ export class PlanAndExecute implements Workflow {
         durationMs: performance.now() - replanStarted,
       });
     }
-    return recorder.finish(lastResult);
+    // Steps left over mean the step limit ended the run before the plan did.
+    return recorder.finish(lastResult, { answered: remaining.length === 0 });
   }
 
   /**

@@ -94,8 +94,9 @@ describe("PlanAndExecute with plan approval", () => {
     const approve = scriptedApprover({ action: "reject", feedback: "Too vague." }, { action: "reject", feedback: "Still vague." });
     const executor = echoExecutor();
     const workflow = new PlanAndExecute({ model: scriptedModel([proposal, proposal]), executorModel: executor, approvePlan: approve });
-    const { answer, trace } = await workflow.run("Twice the price?");
+    const { answer, answered, trace } = await workflow.run("Twice the price?");
     expect(answer).toBe('Nothing was done: the user rejected the plan twice. Their feedback: "Too vague.", then "Still vague.".');
+    expect(answered).toBe(false);
     expect(executor.requests).toHaveLength(0);
     expect(trace.steps).toEqual([]);
     expect(trace.plans[0]?.review?.decision).toEqual({ action: "reject", feedback: "Still vague." });

@@ -85,7 +85,8 @@ export class WorkflowRecorder {
     this.#emit(event);
   }
 
-  finish(answer: string): WorkflowResult {
+  /** Ends the run; `answered: false` when `answer` only says why there is none. */
+  finish(answer: string, { answered = true }: { answered?: boolean } = {}): WorkflowResult {
     this.#trace.answer = answer;
     this.#trace.durationMs = performance.now() - this.#started;
     this.#emit({
@@ -95,6 +96,6 @@ export class WorkflowRecorder {
       rounds: this.#trace.plans.length,
       durationMs: this.#trace.durationMs,
     });
-    return { answer, trace: structuredClone(this.#trace) };
+    return { answer, trace: structuredClone(this.#trace), answered };
   }
 }

@@ -53,7 +53,12 @@ export type WorkflowTrace = {
   durationMs: number;
 };
 
-export type WorkflowResult = { answer: string; trace: WorkflowTrace };
+export type WorkflowResult = {
+  answer: string;
+  trace: WorkflowTrace;
+  /** False when the workflow ended without answering the task (rounds used up, plan rejected): `answer` says why. */
+  answered: boolean;
+};
 
 export type WorkflowRunOptions = { signal?: AbortSignal };
 
