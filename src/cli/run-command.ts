@@ -248,7 +248,7 @@ type DriveContext = {
 /** Runs the session to its end: records, draws, pauses for approval, stops cleanly on Ctrl-C. */
 async function drive(session: StrategySession, ctx: DriveContext): Promise<number> {
   const { log, io, runId } = ctx;
-  const view: RunView = io.stdout.isTTY ? liveChecklistView(io.stdout) : plainLogView(io.stdout);
+  const view: RunView = io.stdout.isTTY ? liveChecklistView(io.stdout, io.stderr) : plainLogView(io.stdout, io.stderr);
   const record = (event: AgentEvent) => {
     log.appendEvent(runId, event);
     if (event.type === "turn-end" || event.type === "run-end") log.saveCheckpoint(runId, session.checkpoint());
@@ -263,7 +263,7 @@ async function drive(session: StrategySession, ctx: DriveContext): Promise<numbe
   const onInterrupt = () => {
     interrupts++;
     if (interrupts > 1) process.exit(130);
-    io.stderr.write("\nstopping after the current step (Ctrl-C again to quit at once)…\n");
+    view.notice("stopping after the current step (Ctrl-C again to quit at once)…\n");
     controller.abort();
   };
   process.on("SIGINT", onInterrupt);
