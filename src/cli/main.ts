@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 import { createRequire } from "node:module";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
-import { APPROVAL_MODES } from "./approval-prompt.js";
+import { APPROVAL_MODES, promptingApprover } from "./approval-prompt.js";
+import { approveEverything, decisionsFromFile, DECISIONS_FORMAT } from "./given-decisions.js";
 import { CliError } from "./cli-error.js";
 import { exitCodeOf, exitCodesHelp } from "./run-endings.js";
 import { runDemo } from "./demo/demo-command.js";
@@ -26,6 +27,8 @@ const program = new Command()
   .exitOverride()
   .configureOutput({ outputError: (text, write) => write(`stepwise: ${text.replace(/^error: /, "")}`) });
 
+type RunOptions = Omit<RunCommandOptions, "database"> & { decisions?: string; approveAll?: boolean };
+
 function positiveInteger(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError("expected a whole number of at least 1.");
@@ -45,13 +48,22 @@ program
   .option("--max-steps <n>", "most model calls in the run", positiveInteger)
   .option("--context-budget <tokens>", "fold finished plan units out of the context past this size (default 64000)", positiveInteger)
   .addOption(new Option("--approval <mode>", "which calls wait for your approval").choices(APPROVAL_MODES).default(RUN_DEFAULTS.approval))
-  .addHelpText("after", `\n${exitCodesHelp()}`)
-  .action(async (task: string | undefined, opts: Omit<RunCommandOptions, "database">, command: Command) => {
+  .addOption(new Option("--decisions <file>", "decide what waits for approval from a JSON file instead of asking (see below)").conflicts("approveAll"))
+  .option("--approve-all", "approve every call and plan that waits, without asking (questions still pause the run)")
+  .addHelpText(
+    "after",
+    `\nWithout --decisions or --approve-all, the terminal asks; piped, answers are read one per line, and "e" (edit) reads ` +
+      `the edit as one JSON line.\n--decisions takes ${DECISIONS_FORMAT}.\n\n${exitCodesHelp()}`,
+  )
+  .action(async (task: string | undefined, all: RunOptions, command: Command) => {
+    const { decisions, approveAll, ...opts } = all;
     // A resumed run keeps the settings it was started with: only the options typed here change them.
     const given = opts.resume ? Object.fromEntries(Object.entries(opts).filter(([name]) => command.getOptionValueSource(name) === "cli")) : opts;
+    const problem = (text: string) => void process.stderr.write(`stepwise: ${text}\n`);
     const prompter = terminalPrompter(process.stdin, process.stdout);
+    const approver = decisions ? decisionsFromFile(decisions, problem) : approveAll ? approveEverything(problem) : promptingApprover(prompter);
     try {
-      process.exitCode = await runCommand(task, { ...given, database: defaultDatabasePath() }, { stdout: process.stdout, stderr: process.stderr, prompter });
+      process.exitCode = await runCommand(task, { ...given, database: defaultDatabasePath() }, { stdout: process.stdout, stderr: process.stderr, approver });
     } finally {
       prompter.close();
     }

@@ -23,7 +23,7 @@ import {
   parseApprovalMode,
   type ApprovalMode,
   terminalPlanApprover,
-  type DecisionPrompter,
+  type Approver,
 } from "./approval-prompt.js";
 
 /**
@@ -48,8 +48,8 @@ export const RUN_DEFAULTS = { strategy: "notebook", model: "openai:gpt-4o-mini",
 export type RunIO = {
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
   stderr: NodeJS.WritableStream;
-  /** Asks the user about pending calls; absent when nobody can answer. */
-  prompter?: DecisionPrompter;
+  /** Decides pending calls and plans (the user at the terminal, or decisions given up front); absent when nobody can. */
+  approver?: Approver;
   /** Stops the run after the current step, state saved (the viewer shutting down). */
   signal?: AbortSignal;
 };
@@ -92,7 +92,7 @@ export async function runCommand(task: string | undefined, opts: RunCommandOptio
       return await continueRun(previous, settings, { log, database: opts.database, io });
     }
     const runId = randomUUID();
-    const session = await openSession(strategy, { modelSpec, runId, settings, database: opts.database, prompter: io.prompter });
+    const session = await openSession(strategy, { modelSpec, runId, settings, database: opts.database, approver: io.approver });
     try {
       log.createRun({ id: runId, task: theTask, strategy, model: modelSpec });
       log.saveSettings(runId, withoutSecrets(settings));
@@ -156,7 +156,7 @@ async function continueRun(
     runId: run.id,
     settings,
     database: ctx.database,
-    prompter: ctx.io.prompter,
+    approver: ctx.io.approver,
   });
   try {
     const checkpoint = ctx.log.loadCheckpoint(run.id);
@@ -197,7 +197,7 @@ function checkWorkspace(path: string): string {
 
 async function openSession(
   strategy: StrategyName,
-  args: { modelSpec: string; runId: string; settings: RunSettings; database: string; prompter: DecisionPrompter | undefined },
+  args: { modelSpec: string; runId: string; settings: RunSettings; database: string; approver: Approver | undefined },
 ): Promise<StrategySession> {
   const { settings } = args;
   const models = modelsFor(args.modelSpec, strategy);
@@ -218,7 +218,7 @@ async function openSession(
       db,
       taskStore: () => taskStore,
       ...(permissions ? { permissions } : {}),
-      ...(approvesPlans(settings.approval) ? { approvePlan: terminalPlanApprover(args.prompter) } : {}),
+      ...(approvesPlans(settings.approval) ? { approvePlan: terminalPlanApprover(args.approver) } : {}),
       ...(settings.maxSteps ? { maxSteps: settings.maxSteps } : {}),
       ...(settings.contextBudget ? { contextBudget: settings.contextBudget } : {}),
     });
@@ -241,7 +241,7 @@ type DriveContext = {
   resume: boolean;
   log: SqliteRunLog;
   io: RunIO;
-  /** Decisions for the calls the restored run waits on (from the viewer); otherwise the prompter asks. */
+  /** Decisions for the calls the restored run waits on (from the viewer); otherwise the approver decides. */
   decisions?: ApprovalDecisions;
 };
 
@@ -279,11 +279,11 @@ async function drive(session: StrategySession, ctx: DriveContext): Promise<numbe
         : ctx.resume
           ? await session.continue(ctx.task, controller.signal)
           : await session.run(ctx.task, controller.signal);
-    while (outcome.stopReason === "awaiting-approval" && outcome.pending && io.prompter) {
+    while (outcome.stopReason === "awaiting-approval" && outcome.pending && io.approver) {
       await observer.settled();
       log.saveCheckpoint(runId, session.checkpoint());
       log.updateRun(runId, { status: "awaiting-approval" });
-      const decisions = await askForDecisions(outcome.pending, io.prompter);
+      const decisions = await askForDecisions(outcome.pending, io.approver);
       if (!decisions) break;
       outcome = await session.resume(decisions, controller.signal);
     }

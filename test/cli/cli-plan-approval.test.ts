@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { exitCodeOf } from "../../src/cli/run-endings.js";
@@ -7,12 +7,10 @@ import { freshHome, runCli, workspace } from "./cli-harness.js";
 const run = (strategy: string, ws: string) => ["run", "Report", "--strategy", strategy, "--model", "scripted:demo", "--workspace", ws, "--approval", "plan"];
 
 describe("stepwise run --approval plan with workflows", () => {
-  it("plan-execute runs the steps as edited in $EDITOR", async () => {
+  it("plan-execute runs the steps as edited, piped as one JSON line", async () => {
     const home = freshHome();
     const ws = workspace(home);
-    const editor = join(home, "edit-steps.sh");
-    writeFileSync(editor, `#!/bin/sh\nsed -i 's/^Read every file$/Read every file, docs first/' "$1"\n`, { mode: 0o755 });
-    const result = await runCli(run("plan-execute", ws), { home, input: "e\n", env: { EDITOR: editor } });
+    const result = await runCli(run("plan-execute", ws), { home, input: `e\n${JSON.stringify(["Read every file, docs first", "Write report.md"])}\n` });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('The planner proposes this plan for "Report":\n  1. Read every file\n  2. Write report.md\n');
     // Piped answers are not echoed, so the checklist line follows the prompt on the same line.

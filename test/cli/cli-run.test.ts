@@ -183,17 +183,24 @@ describe("stepwise run --approval", () => {
     expect(answer).toMatch(/^I surveyed the workspace and read its files, but report\.md was not written: write_file answered: The user rejected this call: not now, thanks/);
   });
 
-  it("runs the plan as edited in $EDITOR", async () => {
+  it("runs the plan as edited: piped, the edit is one JSON line, whatever EDITOR says", async () => {
     const home = freshHome();
     const ws = workspace(home);
-    const editor = join(home, "edit-plan.sh");
-    writeFileSync(editor, `#!/bin/sh\nsed -i 's/"Workspace report"/"Edited report plan"/' "$1"\n`, { mode: 0o755 });
+    const subtask = (name: string) => ({ name, description: "d", expected_outcome: "o" });
+    const edited = {
+      name: "Edited report plan",
+      description: "d",
+      expected_outcome: "o",
+      subtasks: [subtask("Survey the workspace"), subtask("Read every file"), subtask("Write report.md")],
+    };
     const result = await runCli(["run", "Report", "--model", "scripted:demo", "--workspace", ws, "--approval", "plan"], {
       home,
-      input: "e\n",
-      env: { EDITOR: editor },
+      input: `e\n${JSON.stringify(edited)}\n`,
+      // An editor that would hang without a terminal is never started.
+      env: { EDITOR: "sleep 600 #" },
     });
     expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain("the edited arguments, as one JSON object> ");
     // The edited plan is the one that ran to the end (the model being told is covered in core's tests).
     expect(result.stdout).toMatch(/^plan: Edited report plan 3\/3 done$/m);
     expect(result.stdout).not.toMatch(/^plan: Workspace report/m);
@@ -209,6 +216,54 @@ describe("stepwise run --approval", () => {
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stdout).toContain("The agent wants to call write_file with:");
     expect(readFileSync(join(ws, "report.md"), "utf8")).toContain("| docs/a.md |");
+  });
+});
+
+describe("decisions given up front", () => {
+  it("--decisions FILE decides each waiting call in order, and the run acts on them", async () => {
+    const home = freshHome();
+    const ws = workspace(home);
+    const file = join(home, "decisions.json");
+    writeFileSync(file, JSON.stringify([{ tool: "create_plan", action: "approve" }, { tool: "write_file", action: "reject", reason: "not today" }]));
+    const result = await runCli(["run", "Report", "-m", "scripted:demo", "-w", ws, "--approval", "all", "--decisions", file], { home });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).not.toContain("[a]pprove");
+    expect(result.stdout).toMatch(/write_file .*→ The user rejected this call: not today/);
+    expect(existsSync(join(ws, "report.md"))).toBe(false);
+  });
+
+  it("--decisions stays paused, saying why, when a decision does not fit what waits", async () => {
+    const home = freshHome();
+    const ws = workspace(home);
+    const file = join(home, "decisions.json");
+    writeFileSync(file, JSON.stringify([{ tool: "write_file", action: "approve" }]));
+    const result = await runCli(["run", "Report", "-m", "scripted:demo", "-w", ws, "--approval", "all", "--decisions", file], { home });
+    expect(result.code).toBe(exitCodeOf("awaiting-approval"));
+    expect(result.stderr).toBe("stepwise: decision 1 of --decisions is for write_file, but create_plan waits; the run stays paused\n");
+  });
+
+  it("--approve-all approves every call and plan without asking", async () => {
+    const home = freshHome();
+    const ws = workspace(home);
+    const result = await runCli(["run", "Report", "-s", "plan-execute", "-m", "scripted:demo", "-w", ws, "--approval", "plan", "--approve-all"], { home });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).not.toContain("[a]pprove");
+    expect(readFileSync(join(ws, "report.md"), "utf8")).toContain("| b.txt | 1 | bravo |");
+  });
+
+  it.each([
+    ["[{\"action\":\"maybe\"}]", /^stepwise: --decisions .*decisions\.json at 0\.action: .*; give a JSON array of decisions/],
+    ["{not json", /^stepwise: --decisions .*decisions\.json is not JSON/],
+  ])("refuses a bad --decisions file %j before anything runs, in one line", async (text, message) => {
+    const home = freshHome();
+    const ws = workspace(home);
+    const file = join(home, "decisions.json");
+    writeFileSync(file, text);
+    const result = await runCli(["run", "Report", "-m", "scripted:demo", "-w", ws, "--approval", "all", "--decisions", file], { home });
+    expect(result.code).toBe(exitCodeOf("usage"));
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr.trim().split("\n")).toHaveLength(1);
+    expect(result.stdout).toBe("");
   });
 });
 
