@@ -3,6 +3,8 @@ import type { PlanData } from "../planning/notebook/plan.js";
 import { openSqliteDatabase } from "../stores/sqlite-database.js";
 import { SqlitePlanStorage, sqlitePlanScopes } from "../stores/sqlite-plan-storage.js";
 import { SqliteRunLog } from "../stores/sqlite-run-log.js";
+import { planChecklist } from "./checklist.js";
+import { checklistLines } from "./checklist-text.js";
 import { CliError } from "./cli-error.js";
 
 /** A plan, and where it was made: a run (`run 1a2b3c4d`) or another notebook, such as `stepwise mcp`'s (`mcp:<board>`). */
@@ -41,5 +43,30 @@ export function plansShow(database: string, id: string, out: NodeJS.WritableStre
   const only = matches[0];
   if (!only) throw new CliError(`no plan with id "${id}"; list them with: stepwise plans list`);
   if (matches.length > 1) throw new CliError(`"${id}" matches ${matches.length} plans; give more of the id`);
-  out.write(`${Plan.fromJSON(only.plan).toMarkdown(true)}\n`);
+  out.write(`${planDetailText(only.plan).join("\n")}\n`);
+}
+
+/**
+ * A plan for a person to read: the checklist's marks and 1-based numbers, as the run view shows it,
+ * with each subtask's details below its line. (The model reads the plan as markdown instead.)
+ */
+function planDetailText(plan: PlanData): string[] {
+  const checklist = planChecklist(Plan.fromJSON(plan));
+  const field = (indent: string, name: string, value: string | null) => (value ? [`${indent}${name}: ${value}`] : []);
+  const lines = [
+    `# ${plan.name}`,
+    ...field("", "Description", plan.description),
+    ...field("", "Expected outcome", plan.expectedOutcome),
+    `State: ${plan.state}; created ${plan.createdAt}${plan.finishedAt ? `, finished ${plan.finishedAt}` : ""}`,
+    ...field("", "Outcome", plan.outcome),
+    "",
+  ];
+  const [title = "", ...items] = checklistLines({ ...(checklist ?? { kind: "plan", items: [] }), title: "Subtasks" });
+  lines.push(title);
+  plan.subtasks.forEach((subtask, i) => {
+    lines.push(items[i] ?? "");
+    lines.push(...field("       ", "Description", subtask.description), ...field("       ", "Expected outcome", subtask.expectedOutcome));
+    lines.push(...field("       ", "Outcome", subtask.outcome));
+  });
+  return lines;
 }

@@ -24,11 +24,26 @@ describe("stepwise plans", () => {
     const id = list.stdout.slice(0, 8);
     const show = await runCli(["plans", "show", id], { home });
     expect(show.stdout).toMatch(/^# Workspace report\n/);
-    expect(show.stdout).toContain("- [x] Read every file\n\t- Created At:");
-    expect(show.stdout).toContain("\t- Outcome: Found: a.txt");
+    // Human views number subtasks from 1, as the run's checklist does.
+    expect(show.stdout).toContain("Subtasks (3/3 done)\n  [x] 1. Survey the workspace\n       Description: List every file in the workspace.\n");
+    expect(show.stdout).toContain("       Outcome: Found: a.txt");
     const missing = await runCli(["plans", "show", "zzz"], { home });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toBe('stepwise: no plan with id "zzz"; list them with: stepwise plans list\n');
+  });
+
+  it("shows a plan in progress with the run view's marks, never the model's glued [WIP]name", async () => {
+    const home = freshHome();
+    const ws = join(home, "ws");
+    mkdirSync(ws);
+    writeFileSync(join(ws, "a.txt"), "alpha\n");
+    const stopped = await runCli(["run", "Report", "-m", "scripted:demo", "-w", ws, "--max-steps", "5"], { home });
+    expect(stopped.stdout).toMatch(/now: Read every file/);
+    const id = (await runCli(["plans", "list"], { home })).stdout.slice(0, 8);
+    const show = await runCli(["plans", "show", id], { home });
+    expect(show.stdout).toContain("  [x] 1. Survey the workspace\n");
+    expect(show.stdout).toContain("  [>] 2. Read every file\n");
+    expect(show.stdout).not.toMatch(/\[WIP\]|\]\S/);
   });
 
   it("says how to make a plan when there is none", async () => {
