@@ -10,6 +10,8 @@ describe("stepwise demo", () => {
     const result = await runCli(["demo"]);
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^Stepwise demo: scripted agents \(scripted:demo\), offline: no model is called/);
+    expect(result.stdout.match(/^workspace: \/\S+stepwise-demo-\S+$/gm)).toHaveLength(7);
     for (const strategy of ["notebook", "tasks", "todos", "plan-tool", "plan-execute", "rewoo", "compiler"]) {
       expect(result.stdout).toContain(`=== ${strategy} ===`);
     }
@@ -119,6 +121,13 @@ describe("exit codes", () => {
     expect(help.code).toBe(0);
     for (const { code, meaning } of Object.values(RUN_ENDINGS)) expect(help.stdout).toContain(`${String(code).padStart(3)}  ${meaning}`);
     expect(new Set(Object.values(RUN_ENDINGS).map((e) => e.code)).size).toBe(Object.keys(RUN_ENDINGS).length);
+  });
+
+  it("are the README's table, code for code", () => {
+    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+    const table = readme.slice(readme.indexOf("exits with a code saying how the run ended"));
+    const codes = [...table.slice(0, table.indexOf("\n\n#")).matchAll(/^\| (\d+) \|/gm)].map((m) => Number(m[1]));
+    expect(codes).toEqual(Object.values(RUN_ENDINGS).map((e) => e.code));
   });
 
   it("prints the version", async () => {
