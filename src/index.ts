@@ -27,6 +27,7 @@ export type { PlanNotebookOptions, PlanNotebookState, PlanChange, PlanChangeHook
 export { Plan, SubTask, PLAN_STATES, SETTABLE_SUBTASK_STATES } from "./planning/notebook/plan.js";
 export type { PlanData, SubTaskData, PlanInput, SubTaskInput, PlanState, SettableSubTaskState } from "./planning/notebook/plan.js";
 export { defaultPlanToHint } from "./planning/notebook/hints.js";
+export type { RecommendedCall } from "./planning/notebook/hints.js";
 export type { PlanStorage } from "./planning/notebook/plan-storage.js";
 export { MemoryPlanStorage } from "./planning/notebook/memory-plan-storage.js";
 export { SqlitePlanStorage } from "./stores/sqlite-plan-storage.js";
@@ -46,7 +47,7 @@ export type { PostgresTaskStoreOptions } from "./stores/postgres-task-store.js";
 export { createMcpServer, serveMcpStdio } from "./integrations/mcp-server.js";
 export type { McpServerOptions, RunningMcpServer } from "./integrations/mcp-server.js";
 export { startMcpHttpServer } from "./integrations/mcp-http-server.js";
-export type { McpHttpServer, McpHttpServerOptions, McpSessionInfo } from "./integrations/mcp-http-server.js";
+export type { McpHttpServer, McpHttpServerOptions, McpSessionCloseReason, McpSessionEvent, McpSessionInfo } from "./integrations/mcp-http-server.js";
 export { contextFolding } from "./planning/folding/context-folding.js";
 export type { ContextFolding, ContextFoldingOptions } from "./planning/folding/context-folding.js";
 export type { ContextFoldedEvent } from "./planning/folding/folding-events.js";
@@ -97,6 +98,7 @@ export type {
 } from "./planning/workflows/workflow-trace.js";
 export { startViewer } from "./web/viewer-server.js";
 export type { Viewer, ViewerOptions } from "./web/viewer-server.js";
+export type { EventStreamStat } from "./web/run-event-stream.js";
 export type { PlanApprover, PlanDecision } from "./planning/workflows/plan-approval.js";
 export type { PlanReview } from "./planning/workflows/workflow-trace.js";
 export type { TaskBoardSubscription } from "./stores/postgres-task-store.js";

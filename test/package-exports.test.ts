@@ -67,3 +67,12 @@ describe("package root (dist/index.js): DESIGN.md's public contract", () => {
     expect(task).toMatchObject({ id: "1", subject: "First", state: "pending", owner: null, blocks: [], blockedBy: [], metadata: {} });
   });
 });
+
+describe("framework subpaths (dist/integrations)", () => {
+  it("stepwise/langchain and stepwise/openai-agents load from the build", async () => {
+    const langchain = (await import(new URL("../dist/integrations/langchain-planning.js", import.meta.url).href)) as Record<string, unknown>;
+    const openaiAgents = (await import(new URL("../dist/integrations/openai-agents-planning.js", import.meta.url).href)) as Record<string, unknown>;
+    expect(typeof langchain["langChainPlanning"]).toBe("function");
+    expect(typeof openaiAgents["openAIAgentsPlanning"]).toBe("function");
+  });
+});

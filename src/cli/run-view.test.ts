@@ -75,6 +75,27 @@ describe("plain log (pipes)", () => {
     );
   });
 
+  it("shows what each new hint told the model: the call it recommends, or its first line", () => {
+    const { chunks, stream } = sink();
+    const view = plainLogView(stream, stream);
+    const hint = (text: string, next?: { tool: string; args: Record<string, string | number>; modelWrites: Record<string, string> }): AgentEvent => ({
+      type: "hint-added",
+      agent: "a",
+      time: 0,
+      plugin: "plan_notebook",
+      step: 1,
+      text,
+      ...(next ? { next } : {}),
+    });
+    view.event(hint("<system-hint>There is no plan yet. If the request is complex,\ncall 'create_plan'.</system-hint>"));
+    const finish = { tool: "finish_subtask", args: { subtask_idx: 0 }, modelWrites: { subtask_outcome: "the outcome" } };
+    view.event(hint("<system-hint>The current plan: …</system-hint>", finish));
+    view.event(hint("<system-hint>The current plan: …</system-hint>", finish));
+    expect(chunks.join("")).toBe(
+      "hint: There is no plan yet. If the request is complex,\nhint: next finish_subtask(subtask_idx=0, subtask_outcome=…)\n",
+    );
+  });
+
   it("never repeats a count line when parallel steps start one by one, and says which started", () => {
     const { chunks, stream } = sink();
     const view = plainLogView(stream, stream);

@@ -16,6 +16,14 @@ function toolLine(event: Extract<AgentEvent, { type: "tool-end" }>): string {
   return `${mark} ${event.call.name} ${oneLine(event.call.arguments, 70)} → ${oneLine(event.result.text, 60)}`;
 }
 
+/** What a hint told the model, in one line: the call it recommends, or its first line. */
+function hintLine(event: Extract<AgentEvent, { type: "hint-added" }>): string {
+  const { next } = event;
+  if (!next) return `hint: ${oneLine(event.text.replace(/<\/?system-hint>/g, "").split("\n")[0] ?? "", 100)}`;
+  const args = [...Object.entries(next.args).map(([key, value]) => `${key}=${String(value)}`), ...Object.keys(next.modelWrites).map((key) => `${key}=…`)];
+  return `hint: next ${next.tool}(${args.join(", ")})`;
+}
+
 function foldLine(event: Extract<AgentEvent, { type: "context-folded" }>): string {
   const stubbed = event.stubbed.length > 0 ? `, ${event.stubbed.length} tool result(s)` : "";
   const tokens = (n: number) => `~${Math.round(n).toLocaleString("en-US")}`;
@@ -34,11 +42,12 @@ function newlyStarted(items: readonly ChecklistItem[], seen: Set<string>): Check
 
 /**
  * For pipes and logs: one line per tool call, a `plan:` line when the plan's title or count changes,
- * and a `now:` line for steps that start without the count changing (parallel steps, say), so no
- * line repeats another.
+ * a `now:` line for steps that start without the count changing (parallel steps, say), and one per
+ * hint that says something new, so no line repeats another.
  */
 export function plainLogView(out: NodeJS.WritableStream, err: NodeJS.WritableStream): RunView {
   let lastCount = "";
+  let lastHintLine = "";
   const started = new Set<string>();
   return {
     event(event) {
@@ -52,6 +61,10 @@ export function plainLogView(out: NodeJS.WritableStream, err: NodeJS.WritableStr
         if (count !== lastCount) out.write(`plan: ${count}${now.length > 0 ? `; now: ${nowText}` : ""}\n`);
         else if (now.length > 0) out.write(`now: ${nowText}\n`);
         lastCount = count;
+      } else if (event.type === "hint-added") {
+        const line = hintLine(event);
+        if (line !== lastHintLine) out.write(`${line}\n`);
+        lastHintLine = line;
       } else if (event.type === "context-folded") out.write(`${foldLine(event)}\n`);
     },
     // After the terminal's own "^C" echo, when there is one.

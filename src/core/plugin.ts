@@ -92,4 +92,9 @@ export class PluginHosts {
   emit(event: AgentEventInit): void {
     for (const host of this.#hosts) host.emit(event);
   }
+
+  /** Sends an event only to the agent named: one about that agent's own request, not shared state. */
+  emitTo(agentName: string, event: AgentEventInit): void {
+    for (const host of this.#hosts) if (host.agentName === agentName) host.emit(event);
+  }
 }

@@ -27,3 +27,35 @@ export function tokenCheck(token: string): (candidate: string | undefined) => bo
 export function bearerToken(authorization: string | undefined): string | undefined {
   return /^Bearer (.+)$/i.exec(authorization ?? "")?.[1];
 }
+
+/**
+ * The Origin check MCP's Streamable HTTP transport asks servers to make: a browser names the page
+ * that sent a request in `Origin`, so a request from a page not listed is refused (a page on another
+ * site must not drive tools on this machine). Clients that are not browsers send no Origin and pass.
+ * The SDK's own `allowedOrigins` transport option is deprecated in favour of a check in front of the
+ * transport, which also refuses before any session is opened.
+ */
+export function originCheck(allowedOrigins: readonly string[]): (originHeader: string | undefined) => boolean {
+  const allowed = new Set(
+    allowedOrigins.map((origin) => {
+      const normal = normalOrigin(origin);
+      if (normal === undefined) throw new Error(`allowedOrigins: "${origin.slice(0, 100)}" is not an origin; write it like https://app.example.com`);
+      return normal;
+    }),
+  );
+  return (originHeader) => {
+    if (originHeader === undefined) return true;
+    const normal = normalOrigin(originHeader);
+    return normal !== undefined && allowed.has(normal);
+  };
+}
+
+/** Scheme, host and port as a browser writes them (`URL.origin`); undefined for anything else. */
+function normalOrigin(origin: string): string | undefined {
+  try {
+    const { origin: normal } = new URL(origin);
+    return normal === "null" ? undefined : normal;
+  } catch {
+    return undefined;
+  }
+}

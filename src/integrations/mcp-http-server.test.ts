@@ -2,7 +2,7 @@ import { request } from "node:http";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterEach, describe, expect, it } from "vitest";
-import { startMcpHttpServer, type McpHttpServer, type McpHttpServerOptions } from "./mcp-http-server.js";
+import { startMcpHttpServer, type McpHttpServer, type McpHttpServerOptions, type McpSessionEvent } from "./mcp-http-server.js";
 import { noteTools } from "./test-support/note-tools.js";
 
 const running: McpHttpServer[] = [];
@@ -160,13 +160,70 @@ describe("MCP server over Streamable HTTP", () => {
       fetch(url, { method: "POST", headers: { ...headers, "Mcp-Session-Id": sessionId }, body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }) });
     const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+    /** An initialize request on its own connection, optionally from another local address or a web page. */
+    const rawInitialize = (url: string, from: { localAddress?: string; origin?: string } = {}) =>
+      new Promise<{ status: number; retryAfter?: string; sessionId?: string; body: any }>((resolve, reject) => {
+        const body = JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+        });
+        const req = request(
+          url,
+          {
+            method: "POST",
+            agent: false,
+            ...(from.localAddress ? { localAddress: from.localAddress } : {}),
+            headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", ...(from.origin ? { Origin: from.origin } : {}) },
+          },
+          (res) => {
+            let text = "";
+            res.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
+            res.on("end", () => {
+              // Answers come as JSON, or as one SSE message.
+              const json = /^data: (.*)$/m.exec(text)?.[1] ?? text;
+              resolve({
+                status: res.statusCode ?? 0,
+                ...(typeof res.headers["retry-after"] === "string" ? { retryAfter: res.headers["retry-after"] } : {}),
+                ...(typeof res.headers["mcp-session-id"] === "string" ? { sessionId: res.headers["mcp-session-id"] } : {}),
+                body: JSON.parse(json),
+              });
+            });
+          },
+        );
+        req.on("error", reject);
+        req.end(body);
+      });
+
+    /** Session events as they come, to wait on one at a time. */
+    const sessionEvents = () => {
+      const seen: McpSessionEvent[] = [];
+      const waiting = new Map<number, (event: McpSessionEvent) => void>();
+      let read = 0;
+      return {
+        seen,
+        record: (event: McpSessionEvent) => {
+          waiting.get(seen.push(event) - 1)?.(event);
+        },
+        next: (): Promise<McpSessionEvent> => {
+          const index = read++;
+          const ready = seen[index];
+          return ready ? Promise.resolve(ready) : new Promise((resolve) => waiting.set(index, resolve));
+        },
+      };
+    };
+
     it("closes a session that had no request open for sessionIdleMs (a client that went away)", async () => {
-      const server = await serve({ tools: noteTools(), sessionIdleMs: 50 });
+      const closed = sessionEvents();
+      const server = await serve({ tools: noteTools(), sessionIdleMs: 50, onSessionEvent: closed.record });
       const opened = await initialize(server.url);
       await opened.body?.cancel();
       const sessionId = opened.headers.get("mcp-session-id") as string;
       expect(sessionId).toBeTruthy();
-      await pause(300);
+      expect(await closed.next()).toEqual({ type: "opened", sessionId, client: "127.0.0.1" });
+      // Never used again: closed after the grace period, which is never longer than sessionIdleMs.
+      expect(await closed.next()).toEqual({ type: "closed", sessionId, client: "127.0.0.1", reason: "unused" });
       const late = await listTools(server.url, sessionId);
       await late.body?.cancel();
       expect(late.status).toBe(404);
@@ -177,6 +234,70 @@ describe("MCP server over Streamable HTTP", () => {
       const client = await connect(server.url);
       await pause(600);
       expect(textOf(await client.callTool({ name: "list_notes", arguments: {} }))).toBe("No notes.");
+    });
+
+    it("reaps the sessions of 200 concurrent initialize requests that never come back, so a new client gets in", async () => {
+      const events = sessionEvents();
+      const server = await serve({ tools: noteTools(), sessionGraceMs: 500, maxSessionsPerClient: 1000, onSessionEvent: events.record });
+      const answers = await Promise.all(Array.from({ length: 200 }, () => rawInitialize(server.url)));
+      const opened = answers.filter((answer) => answer.status === 200);
+      const refused = answers.filter((answer) => answer.status !== 200);
+      expect(opened.length).toBeGreaterThan(0);
+      for (const answer of refused) {
+        expect(answer.status).toBe(503);
+        expect(answer.retryAfter).toMatch(/^\d+$/);
+        expect(answer.body).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32000, data: { limit: "maxSessions", max: 100 } } });
+        expect(answer.body.error.message).toMatch(/^Service unavailable: 100 sessions are open, the most this server allows \(maxSessions\)/);
+      }
+      // Never more than the cap at once, and every session nobody used again is closed as unused.
+      let live = 0;
+      let most = 0;
+      for (let closed = 0; closed < opened.length; ) {
+        const event = await events.next();
+        live += event.type === "opened" ? 1 : -1;
+        most = Math.max(most, live);
+        if (event.type === "closed") {
+          expect(event.reason).toBe("unused");
+          closed++;
+        }
+      }
+      expect(most).toBeLessThanOrEqual(100);
+      const client = await connect(server.url);
+      expect(textOf(await client.callTool({ name: "list_notes", arguments: {} }))).toBe("No notes.");
+    });
+
+    it("limits the sessions one client may hold, says which limit and when to retry, and lets other clients in", async () => {
+      const server = await serve({ tools: noteTools(), maxSessionsPerClient: 2, sessionGraceMs: 45_000 });
+      const first = await rawInitialize(server.url);
+      expect((await rawInitialize(server.url)).status).toBe(200);
+      const refused = await rawInitialize(server.url);
+      expect(refused.status).toBe(503);
+      expect(refused.retryAfter).toBe("45");
+      expect(refused.body.error).toMatchObject({ code: -32000, data: { limit: "maxSessionsPerClient", max: 2, retryAfterSeconds: 45 } });
+      expect(refused.body.error.message).toBe(
+        "Service unavailable: 127.0.0.1 has 2 sessions open, the most one client may hold (maxSessionsPerClient). " +
+          "End one you no longer use (DELETE with its Mcp-Session-Id) or try again in 45 s.",
+      );
+      // Another address on this machine is another client.
+      expect((await rawInitialize(server.url, { localAddress: "127.0.0.2" })).status).toBe(200);
+      // Ending a session gives its place back.
+      const ended = await fetch(server.url, { method: "DELETE", headers: { "Mcp-Session-Id": first.sessionId! } });
+      expect(ended.status).toBe(200);
+      expect((await rawInitialize(server.url)).status).toBe(200);
+    });
+
+    it("refuses a request from a web page whose Origin is not allowed, before opening a session", async () => {
+      const events = sessionEvents();
+      const server = await serve({ tools: noteTools(), allowedOrigins: ["https://app.example.com"], onSessionEvent: events.record });
+      const foreign = await rawInitialize(server.url, { origin: "http://evil.example" });
+      expect(foreign.status).toBe(403);
+      expect(foreign.body).toMatchObject({ jsonrpc: "2.0", error: { code: -32000 } });
+      expect(foreign.body.error.message).toBe('Forbidden: requests from the web page "http://evil.example" are refused; list a page\'s origin in allowedOrigins to let it in.');
+      expect(events.seen).toEqual([]);
+      expect((await rawInitialize(server.url, { origin: "https://APP.example.com:443" })).status).toBe(200);
+      // No Origin: not a browser.
+      expect((await rawInitialize(server.url)).status).toBe(200);
+      await expect(startMcpHttpServer({ tools: noteTools(), allowedOrigins: ["app.example.com"] })).rejects.toThrow(/is not an origin; write it like https:\/\/app\.example\.com/);
     });
 
     it("refuses a session beyond maxSessions with 503, and opens one again once a session ends", async () => {

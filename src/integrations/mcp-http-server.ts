@@ -4,12 +4,21 @@ import type { AddressInfo } from "node:net";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { Tool } from "../core/tool.js";
-import { bearerToken, isLoopback, loopbackHostCheck, tokenCheck } from "./http-access.js";
+import { bearerToken, isLoopback, loopbackHostCheck, originCheck, tokenCheck } from "./http-access.js";
+import { sharedPlanningWatch } from "./mcp-planning-watch.js";
 import { createMcpServer, type McpServerOptions } from "./mcp-server.js";
 
 export interface McpSessionInfo {
   readonly sessionId: string;
 }
+
+/** Why a session ended: the client ended it, it never came back after initialize, it went idle, or the server stopped. */
+export type McpSessionCloseReason = "ended" | "unused" | "idle" | "server-closed";
+
+/** A session opened (initialize answered) or closed; `client` is the remote address it came from. */
+export type McpSessionEvent =
+  | { type: "opened"; sessionId: string; client: string }
+  | { type: "closed"; sessionId: string; client: string; reason: McpSessionCloseReason };
 
 export type McpHttpServerOptions = McpServerOptions & {
   /** Where to listen (default 127.0.0.1). Any other address needs a `token`. */
@@ -25,6 +34,21 @@ export type McpHttpServerOptions = McpServerOptions & {
   sessionIdleMs?: number;
   /** Most sessions open at once (default 100); a client asking for one more gets 503 until one ends. */
   maxSessions?: number;
+  /**
+   * How long a new session may wait for its second request before it is closed as unused (default
+   * 10 s; never longer than `sessionIdleMs`). A real client follows initialize at once with its
+   * `initialized` notification, so only sessions nobody uses are reaped this soon.
+   */
+  sessionGraceMs?: number;
+  /** Most sessions one client (remote address) may hold at once (default 32), so one caller cannot take them all. */
+  maxSessionsPerClient?: number;
+  /**
+   * Web pages (origins such as `https://app.example.com`) allowed to call the server from a browser.
+   * A request with any other `Origin` is refused with 403; clients that are not browsers send none.
+   */
+  allowedOrigins?: readonly string[];
+  /** Told when a session opens or closes, and why it closed: for logs, or to watch the server. */
+  onSessionEvent?: (event: McpSessionEvent) => void;
 } & (
     | { tools: readonly Tool[] }
     /** Tools for each new client session; return tools over one shared store to share a board. */
@@ -40,18 +64,26 @@ export interface McpHttpServer {
 const ENDPOINT = "/mcp";
 
 const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
+const DEFAULT_SESSION_GRACE_MS = 10_000;
 const DEFAULT_MAX_SESSIONS = 100;
+const DEFAULT_MAX_SESSIONS_PER_CLIENT = 32;
+/** Retry-After when no session is about to be reaped, so when one frees up is unknown. */
+const UNKNOWN_RETRY_AFTER_S = 60;
 // Lets the operating system notice a client that vanished without closing its connection (a cut
 // network), so its event stream ends and its session can go idle.
 const KEEP_ALIVE_DELAY_MS = 60_000;
 
 type Session = {
   readonly id: string;
+  readonly client: string;
   readonly transport: StreamableHTTPServerTransport;
   readonly server: McpServer;
+  /** Requests seen so far; a session with only its initialize is reaped after the grace period. */
+  requests: number;
   /** Requests (event streams included) not yet answered. */
   open: number;
   idleTimer?: NodeJS.Timeout;
+  closeReason?: McpSessionCloseReason;
   closing?: Promise<void>;
 };
 
@@ -69,75 +101,136 @@ export async function startMcpHttpServer(opts: McpHttpServerOptions): Promise<Mc
     );
   }
   const tokenMatches = opts.token ? tokenCheck(opts.token) : () => true;
+  const originAllowed = originCheck(opts.allowedOrigins ?? []);
   const idleMs = opts.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
+  const graceMs = Math.min(opts.sessionGraceMs ?? DEFAULT_SESSION_GRACE_MS, idleMs);
   const maxSessions = opts.maxSessions ?? DEFAULT_MAX_SESSIONS;
+  const maxPerClient = opts.maxSessionsPerClient ?? DEFAULT_MAX_SESSIONS_PER_CLIENT;
   /** Initialized sessions, by id. */
   const sessions = new Map<string, Session>();
-  /** Sessions being set up by an initialize request still in progress: they count towards the cap. */
-  let opening = 0;
+  /** Places taken, per client: sessions open and sessions being set up by an initialize still in progress. */
+  const taken = new Map<string, number>();
+  let takenInAll = 0;
   // Set once the port is known; beyond loopback the token is the guard.
   let hostAllowed: (hostHeader: string | undefined) => boolean = () => true;
 
-  const toolsFor = (session: McpSessionInfo) => ("tools" in opts ? opts.tools : opts.toolsFactory(session));
+  /** Why `client` may not open one more session now, if it may not. */
+  function limitRefusal(client: string): { message: string; limit: string; max: number; retryAfterSeconds: number } | undefined {
+    const mine = taken.get(client) ?? 0;
+    const clientFull = mine >= maxPerClient;
+    if (!clientFull && takenInAll < maxSessions) return undefined;
+    // A session that never made its second request is reaped within the grace period.
+    const reapable = [...sessions.values()].some((session) => session.requests === 1 && (!clientFull || session.client === client));
+    const retryAfterSeconds = reapable ? Math.max(1, Math.ceil(graceMs / 1000)) : UNKNOWN_RETRY_AFTER_S;
+    return clientFull
+      ? {
+          message:
+            `Service unavailable: ${client} has ${mine} sessions open, the most one client may hold (maxSessionsPerClient). ` +
+            `End one you no longer use (DELETE with its Mcp-Session-Id) or try again in ${retryAfterSeconds} s.`,
+          limit: "maxSessionsPerClient",
+          max: maxPerClient,
+          retryAfterSeconds,
+        }
+      : {
+          message: `Service unavailable: ${maxSessions} sessions are open, the most this server allows (maxSessions). Try again in ${retryAfterSeconds} s.`,
+          limit: "maxSessions",
+          max: maxSessions,
+          retryAfterSeconds,
+        };
+  }
 
-  async function openSession(): Promise<Session> {
+  /** Takes a place under the limits for `client`; the returned function gives it back once. */
+  function takePlace(client: string): () => void {
+    taken.set(client, (taken.get(client) ?? 0) + 1);
+    takenInAll++;
+    let given = false;
+    return () => {
+      if (given) return;
+      given = true;
+      takenInAll--;
+      const left = (taken.get(client) ?? 1) - 1;
+      if (left > 0) taken.set(client, left);
+      else taken.delete(client);
+    };
+  }
+
+  const toolsFor = (session: McpSessionInfo) => ("tools" in opts ? opts.tools : opts.toolsFactory(session));
+  // One watch of the plans and the board for every session, closed with the server.
+  const planning = await sharedPlanningWatch(opts.planning);
+  const serverOptions: McpServerOptions = { ...opts, ...(planning.watch ? { planning: planning.watch } : {}) };
+
+  async function openSession(client: string, release: () => void): Promise<Session> {
     const id = randomUUID();
-    const server = createMcpServer(await toolsFor({ sessionId: id }), opts);
+    const server = createMcpServer(await toolsFor({ sessionId: id }), serverOptions);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
-      onsessioninitialized: () => void sessions.set(id, session),
+      onsessioninitialized: () => {
+        sessions.set(id, session);
+        opts.onSessionEvent?.({ type: "opened", sessionId: id, client });
+      },
     });
-    const session: Session = { id, transport, server, open: 0 };
-    // Also runs when the client ends the session itself (DELETE).
+    const session: Session = { id, client, transport, server, requests: 0, open: 0 };
+    // Also runs when the client ends the session itself (DELETE); gives back its place under the limits.
     transport.onclose = () => {
       clearTimeout(session.idleTimer);
-      sessions.delete(id);
+      release();
+      if (!sessions.delete(id)) return;
+      opts.onSessionEvent?.({ type: "closed", sessionId: id, client, reason: session.closeReason ?? "ended" });
     };
     await server.connect(transport);
     return session;
   }
 
-  function closeSession(session: Session): Promise<void> {
+  function closeSession(session: Session, reason: McpSessionCloseReason): Promise<void> {
     clearTimeout(session.idleTimer);
-    sessions.delete(session.id);
+    session.closeReason ??= reason;
     session.closing ??= session.server.close();
     return session.closing;
   }
 
-  /** Counts the request as open until its response ends; the idle clock runs only while none is open. */
+  /**
+   * Counts the request as open until its response ends. Once none is open, the session is closed
+   * after the grace period if initialize was all it ever saw, else after the idle time.
+   */
   function track(session: Session, res: ServerResponse): void {
+    session.requests++;
     session.open++;
     clearTimeout(session.idleTimer);
     res.once("close", () => {
       if (--session.open > 0 || session.closing) return;
-      session.idleTimer = setTimeout(() => void closeSession(session).catch(() => undefined), idleMs).unref();
+      const unused = session.requests === 1;
+      session.idleTimer = setTimeout(() => void closeSession(session, unused ? "unused" : "idle").catch(() => undefined), unused ? graceMs : idleMs).unref();
     });
   }
 
   /** Serves an initialize request on a new session; a session the request did not initialize is closed. */
-  async function serveNewSession(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (sessions.size + opening >= maxSessions) {
-      res.setHeader("Retry-After", "60");
-      return replyError(res, 503, `Service unavailable: ${maxSessions} sessions are open, the most this server allows. Try again later.`);
+  async function serveNewSession(req: IncomingMessage, res: ServerResponse, client: string): Promise<void> {
+    const refusal = limitRefusal(client);
+    if (refusal) {
+      const { message, ...data } = refusal;
+      res.setHeader("Retry-After", String(refusal.retryAfterSeconds));
+      return replyError(res, 503, message, data);
     }
-    opening++;
+    const release = takePlace(client);
     let session: Session | undefined;
     try {
-      session = await openSession();
+      session = await openSession(client, release);
       track(session, res);
       await session.transport.handleRequest(req, res);
     } catch (error) {
-      if (session) await closeSession(session).catch(() => undefined);
+      release();
+      if (session) await closeSession(session, "ended").catch(() => undefined);
       throw error;
-    } finally {
-      opening--;
     }
     // Anything but an initialize request was refused by the transport; drop the unused session.
-    if (session.transport.sessionId === undefined) await closeSession(session);
+    if (session.transport.sessionId === undefined) await closeSession(session, "ended");
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (!hostAllowed(req.headers.host)) return replyError(res, 403, "Forbidden: this server only answers to its own loopback address.");
+    if (!originAllowed(req.headers.origin)) {
+      return replyError(res, 403, `Forbidden: requests from the web page ${JSON.stringify((req.headers.origin ?? "").slice(0, 100))} are refused; list a page's origin in allowedOrigins to let it in.`);
+    }
     if (!tokenMatches(bearerToken(req.headers.authorization))) {
       res.setHeader("WWW-Authenticate", 'Bearer realm="stepwise"');
       return replyError(res, 401, "Unauthorized: send the server's token as 'Authorization: Bearer <token>'.");
@@ -154,7 +247,7 @@ export async function startMcpHttpServer(opts: McpHttpServerOptions): Promise<Mc
       return session.transport.handleRequest(req, res);
     }
     if (req.method !== "POST") return replyError(res, 400, "Bad request: start a session with an initialize request (POST).");
-    return serveNewSession(req, res);
+    return serveNewSession(req, res, clientOf(req));
   }
 
   const httpServer = createServer({ keepAlive: true, keepAliveInitialDelay: KEEP_ALIVE_DELAY_MS }, (req, res) => {
@@ -176,7 +269,8 @@ export async function startMcpHttpServer(opts: McpHttpServerOptions): Promise<Mc
   return {
     url: `http://${host.includes(":") ? `[${host}]` : host}:${port}${ENDPOINT}`,
     async close() {
-      await Promise.all([...sessions.values()].map(closeSession));
+      await Promise.all([...sessions.values()].map((session) => closeSession(session, "server-closed")));
+      await planning.close();
       await new Promise<void>((resolve) => {
         httpServer.close(() => resolve());
         httpServer.closeAllConnections();
@@ -185,7 +279,13 @@ export async function startMcpHttpServer(opts: McpHttpServerOptions): Promise<Mc
   };
 }
 
-function replyError(res: ServerResponse, status: number, message: string): void {
+function replyError(res: ServerResponse, status: number, message: string, data?: object): void {
   res.writeHead(status, { "Content-Type": "application/json" });
-  res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
+  res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message, ...(data ? { data } : {}) }, id: null }));
+}
+
+/** The remote address a request came from, IPv4 addresses written the same whether or not the socket is dual-stack. */
+function clientOf(req: IncomingMessage): string {
+  const address = req.socket.remoteAddress ?? "unknown";
+  return address.startsWith("::ffff:") ? address.slice(7) : address;
 }

@@ -1,44 +1,160 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { RunLog } from "../stores/run-log.js";
+import type { LoggedEvent, RunLog } from "../stores/run-log.js";
 
 const HEARTBEAT_MS = 15_000;
+/**
+ * Events read from the log at a time: a long backlog is read page by page as the client takes it,
+ * so what a stream holds besides its connection's buffer is at most this many events.
+ */
+const PAGE_EVENTS = 32;
+/** How long a dropped client has to take what was sent and the notice before its connection is cut. */
+const DROPPED_LINGER_MS = 60_000;
+
+export type EventStreamLimits = {
+  /** How often a stream looks for new events in the file (ms). */
+  pollMs: number;
+  /** Most streams served at once; one more is refused with 503 until one ends. */
+  maxStreams: number;
+  /** How long a client may take nothing while events wait for it before it is dropped (ms). */
+  stallMs: number;
+};
+
+/** What one open stream holds, for watching the server (and for tests that bound it). */
+export type EventStreamStat = {
+  runId: string;
+  /** The last event written to the connection. */
+  sentSeq: number;
+  /** Bytes written but not yet taken by the client's connection. */
+  bufferedBytes: number;
+  /** True while the connection is full and nothing more is written until it drains. */
+  waitingForDrain: boolean;
+};
+
+/** Why a stream cannot be opened now, and when to try again. */
+export type StreamRefusal = { message: string; retryAfterSeconds: number };
+
+type Stream = { stat(): EventStreamStat; end(): void };
 
 /**
- * Serves a run's logged events as Server-Sent Events, following the log as other processes append
+ * Serves runs' logged events as Server-Sent Events, following the log as other processes append
  * to it (the SQLite file is polled: a writer in another process cannot notify us). Each event's `id`
  * is its sequence number, so a reconnecting browser resumes after the last one it saw
- * (`Last-Event-ID`); `?after=N` starts after event N. Returns a function that ends the stream.
+ * (`Last-Event-ID`); `?after=N` starts after event N.
+ *
+ * The log is the only buffer: a stream writes until the connection says it is full, then waits for
+ * it to drain and reads on from where it stopped, so a client that does not read costs one
+ * connection's buffer, not the run. A client that takes nothing for `stallMs` is dropped with a last
+ * event saying where to resume, which frees its place for others.
  */
-export function streamRunEvents(log: RunLog, runId: string, req: IncomingMessage, res: ServerResponse, pollMs: number): () => void {
-  let lastSeq = startAfter(req);
-  res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", connection: "keep-alive" });
-  res.write("retry: 1000\n\n");
-  const send = () => {
-    for (let page = log.events(runId, lastSeq); page.length > 0; page = log.events(runId, lastSeq)) {
-      for (const { seq, event } of page) {
-        res.write(`id: ${seq}\ndata: ${JSON.stringify(event)}\n\n`);
-        lastSeq = seq;
-      }
-    }
+export class RunEventStreams {
+  readonly #streams = new Set<Stream>();
+
+  constructor(
+    private readonly log: RunLog,
+    private readonly limits: EventStreamLimits,
+  ) {}
+
+  /** Undefined when a stream may open; otherwise why not. */
+  refusal(): StreamRefusal | undefined {
+    if (this.#streams.size < this.limits.maxStreams) return undefined;
+    // A stalled client is dropped within stallMs, so a place may free up by then.
+    const retryAfterSeconds = Math.max(1, Math.ceil(this.limits.stallMs / 1000));
+    return {
+      message: `${this.limits.maxStreams} event streams are open, the most this viewer serves at once; close another viewer tab or retry in ${retryAfterSeconds} s`,
+      retryAfterSeconds,
+    };
+  }
+
+  /** Starts streaming run `runId` on `res`; call `refusal()` first. */
+  open(runId: string, req: IncomingMessage, res: ServerResponse): void {
+    const stream = follow(this.log, runId, startAfter(req), res, this.limits, () => this.#streams.delete(stream));
+    this.#streams.add(stream);
+  }
+
+  stats(): EventStreamStat[] {
+    return [...this.#streams].map((stream) => stream.stat());
+  }
+
+  closeAll(): void {
+    for (const stream of this.#streams) stream.end();
+  }
+}
+
+function follow(log: RunLog, runId: string, after: number, res: ServerResponse, limits: EventStreamLimits, onEnd: () => void): Stream {
+  let sentSeq = after;
+  /** The page being written, and the next event of it to write. */
+  let page: LoggedEvent[] = [];
+  let next = 0;
+  let waiting = false;
+  let ended = false;
+  let stallTimer: NodeJS.Timeout | undefined;
+
+  /** Writes a chunk; when the connection is full, stops everything until it drains. */
+  const write = (chunk: string): boolean => {
+    if (res.write(chunk)) return true;
+    waiting = true;
+    stallTimer = setTimeout(drop, limits.stallMs).unref();
+    res.once("drain", () => {
+      clearTimeout(stallTimer);
+      waiting = false;
+      pump();
+    });
+    return false;
   };
-  const poll = setInterval(() => {
+
+  const pump = () => {
+    if (waiting || ended) return;
     try {
-      send();
+      for (;;) {
+        if (next === page.length) {
+          page = log.events(runId, sentSeq, PAGE_EVENTS);
+          next = 0;
+          if (page.length === 0) return;
+        }
+        const { seq, event } = page[next++]!;
+        sentSeq = seq;
+        if (!write(`id: ${seq}\ndata: ${JSON.stringify(event)}\n\n`)) return;
+      }
     } catch (error) {
       // A locked or vanished file: end this stream; the browser reconnects where it stopped.
-      res.write(`event: stream-error\ndata: ${JSON.stringify(error instanceof Error ? error.message : String(error))}\n\n`);
-      end();
+      finish(`event: stream-error\ndata: ${JSON.stringify(error instanceof Error ? error.message : String(error))}\n\n`);
     }
-  }, pollMs);
-  const heartbeat = setInterval(() => res.write(": still here\n\n"), HEARTBEAT_MS);
-  const end = () => {
+  };
+
+  /** The client took nothing for stallMs: say so in a last event (read if it ever reads again) and let go. */
+  const drop = () => {
+    const notice = {
+      reason: `this client took no data for ${limits.stallMs} ms while events waited, so the viewer stopped streaming to it`,
+      lastEventId: sentSeq,
+      reconnect: `open the stream again with Last-Event-ID: ${sentSeq} (or ?after=${sentSeq}) to continue after event ${sentSeq}`,
+    };
+    finish(`event: dropped\ndata: ${JSON.stringify(notice)}\n\n`);
+    // The notice waits behind data the client never took; do not hold the connection for it forever.
+    const linger = setTimeout(() => res.destroy(), DROPPED_LINGER_MS).unref();
+    res.once("close", () => clearTimeout(linger));
+  };
+
+  const finish = (last?: string) => {
+    if (ended) return;
+    ended = true;
     clearInterval(poll);
     clearInterval(heartbeat);
-    if (!res.writableEnded) res.end();
+    clearTimeout(stallTimer);
+    onEnd();
+    if (!res.writableEnded) res.end(last);
   };
-  req.on("close", end);
-  send();
-  return end;
+
+  res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", connection: "keep-alive" });
+  const poll = setInterval(pump, limits.pollMs);
+  const heartbeat = setInterval(() => {
+    if (!waiting && !ended) write(": still here\n\n");
+  }, HEARTBEAT_MS);
+  res.once("close", () => finish());
+  if (write("retry: 1000\n\n")) pump();
+  return {
+    stat: () => ({ runId, sentSeq, bufferedBytes: res.writableLength, waitingForDrain: waiting }),
+    end: () => finish(),
+  };
 }
 
 function startAfter(req: IncomingMessage): number {

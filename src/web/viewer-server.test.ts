@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { request } from "node:http";
-import { createServer, type AddressInfo } from "node:net";
+import { once } from "node:events";
+import { request, type IncomingMessage } from "node:http";
+import { connect, createServer, type AddressInfo, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
@@ -8,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { AgentEvent } from "../core/events.js";
 import { runCommand } from "../cli/run-command.js";
 import { openHandles } from "../cli/test-support/open-handles.js";
+import { openSqliteDatabase } from "../stores/sqlite-database.js";
 import { SqliteRunLog } from "../stores/sqlite-run-log.js";
 import { startViewer, type Viewer } from "./viewer-server.js";
 
@@ -49,12 +51,20 @@ const post = async (path: string, body: unknown, headers: Record<string, string>
   return { status: response.status, body: (await response.json()) as any };
 };
 
+type Streamed = { id: string; event: AgentEvent };
+
 /** Reads Server-Sent Events until `until` holds, then hangs up. */
-async function readEvents(path: string, until: (events: { id: string; event: AgentEvent }[]) => boolean, headers: Record<string, string> = {}) {
+async function readEvents(path: string, until: (events: Streamed[]) => boolean, headers: Record<string, string> = {}) {
   const controller = new AbortController();
   const response = await fetch(new URL(path, viewer.url), { headers, signal: controller.signal });
+  const events = await collectEvents(response, until);
+  controller.abort();
+  return events;
+}
+
+async function collectEvents(response: Response, until: (events: Streamed[]) => boolean): Promise<Streamed[]> {
   expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/);
-  const events: { id: string; event: AgentEvent }[] = [];
+  const events: Streamed[] = [];
   const decoder = new TextDecoder();
   let buffer = "";
   for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
@@ -69,7 +79,6 @@ async function readEvents(path: string, until: (events: { id: string; event: Age
     }
     if (until(events)) break;
   }
-  controller.abort();
   return events;
 }
 
@@ -213,6 +222,104 @@ describe("the event stream", () => {
     expect(afterHeader.map((e) => e.id)).toEqual(["4"]);
     const afterQuery = await readEvents("/runs/again/events?after=2", (seen) => seen.length >= 2);
     expect(afterQuery.map((e) => e.id)).toEqual(["3", "4"]);
+  });
+});
+
+describe("event streams under clients that do not read", () => {
+  const BACKLOG = 10_000;
+  const bulky = (n: number): AgentEvent => ({
+    type: "tool-end",
+    agent: "writer",
+    time: n,
+    step: n,
+    call: { id: `c${n}`, name: "read_file", arguments: "{}" },
+    result: { text: `result ${n} ${"x".repeat(1000)}`, isError: false },
+    refused: false,
+    durationMs: 1,
+  });
+  // A connection's own buffer (16 KiB) and the one event that overflowed it, with room to spare.
+  const BOUND = 64 * 1024;
+
+  /** A run of 10,000 events of about 1 KB: ten times what the kernel buffers for a connection that is never read. */
+  function bigRun(id: string): void {
+    const db = openSqliteDatabase(database);
+    const log = new SqliteRunLog(db);
+    log.createRun({ id, task: "t", strategy: "notebook", model: "m" });
+    db.transaction(() => {
+      for (let n = 1; n <= BACKLOG; n++) log.appendEvent(id, bulky(n));
+    })();
+    db.close();
+  }
+
+  /** A raw TCP client that sends the request and then never reads a byte. */
+  async function stalledClient(path: string): Promise<Socket> {
+    const url = new URL(path, viewer.url);
+    const socket = connect(Number(url.port), url.hostname);
+    await once(socket, "connect");
+    socket.write(`GET ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\n\r\n`);
+    return socket;
+  }
+
+  it("with 30 clients that never read, buffers a bounded amount for each, and a reading client still gets every event in order", async () => {
+    await viewer.close();
+    viewer = await startViewer({ database, pollMs: 20, maxStreams: 31 });
+    bigRun("big");
+    const stalled = await Promise.all(Array.from({ length: 30 }, () => stalledClient("/runs/big/events")));
+    try {
+      // Each stalled stream writes until its connection is full, then stops.
+      await expect.poll(() => viewer.eventStreams().filter((stream) => stream.waitingForDrain).length, { timeout: 60_000 }).toBe(30);
+      for (const stream of viewer.eventStreams()) {
+        expect(stream.bufferedBytes).toBeLessThan(BOUND);
+        expect(stream.sentSeq).toBeLessThan(BACKLOG);
+      }
+
+      const controller = new AbortController();
+      const reader = await fetch(new URL("/runs/big/events", viewer.url), { signal: controller.signal });
+      const refused = await fetch(new URL("/runs/big/events", viewer.url));
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get("retry-after")).toBe("30");
+      expect(((await refused.json()) as { error: string }).error).toMatch(/^31 event streams are open, the most this viewer serves at once/);
+
+      const events = await collectEvents(reader, (seen) => seen.length >= BACKLOG);
+      controller.abort();
+      expect(events.map((e) => Number(e.id))).toEqual(Array.from({ length: BACKLOG }, (_, i) => i + 1));
+      expect(events.every((e, i) => e.event.type === "tool-end" && e.event.time === i + 1)).toBe(true);
+      for (const stream of viewer.eventStreams()) expect(stream.bufferedBytes).toBeLessThan(BOUND);
+    } finally {
+      for (const socket of stalled) socket.destroy();
+    }
+    // Heavy by design: about 100 MB go into the stalled connections' kernel buffers first.
+  }, 120_000);
+
+  it("drops a client that takes nothing for streamStallMs, ending with an event that says where to resume", async () => {
+    await viewer.close();
+    viewer = await startViewer({ database, pollMs: 20, streamStallMs: 50 });
+    bigRun("big");
+    const response = await new Promise<IncomingMessage>((resolve, reject) => {
+      request(new URL("/runs/big/events", viewer.url), (res) => resolve(res.pause())).on("error", reject).end();
+    });
+    expect(response.statusCode).toBe(200);
+    await expect.poll(() => viewer.eventStreams().length, { timeout: 60_000 }).toBe(0);
+
+    // Reading again, the client gets what was sent before the drop, then the notice, then the end.
+    let text = "";
+    response.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
+    response.resume();
+    await once(response, "end");
+    const blocks = text.split("\n\n").filter(Boolean);
+    const ids = blocks.flatMap((block) => /^id: (\d+)$/m.exec(block)?.[1] ?? []).map(Number);
+    expect(ids.length).toBeGreaterThan(0);
+    expect(ids).toEqual(Array.from({ length: ids.length }, (_, i) => i + 1));
+    const last = blocks.at(-1)!;
+    expect(last).toMatch(/^event: dropped\ndata: /);
+    const notice = JSON.parse(last.slice(last.indexOf("data: ") + 6)) as { reason: string; lastEventId: number; reconnect: string };
+    expect(notice.lastEventId).toBe(ids.at(-1));
+    expect(notice.lastEventId).toBeLessThan(BACKLOG);
+    expect(notice.reason).toContain("took no data for 50 ms");
+    expect(notice.reconnect).toContain(`Last-Event-ID: ${notice.lastEventId}`);
+
+    const resumed = await readEvents("/runs/big/events", (seen) => seen.length >= 1, { "last-event-id": String(notice.lastEventId) });
+    expect(resumed[0]!.id).toBe(String(notice.lastEventId + 1));
   });
 });
 

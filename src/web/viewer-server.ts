@@ -7,7 +7,7 @@ import { PAGE_HTML } from "./page-html.js";
 import { PAGE_SCRIPT } from "./page-script.js";
 import { PAGE_CSS } from "./page-style.js";
 import { runDetails } from "./run-details.js";
-import { streamRunEvents } from "./run-event-stream.js";
+import { RunEventStreams, type EventStreamStat } from "./run-event-stream.js";
 import { decisionsBodySchema, RunResumer, toDecisions } from "./run-resumer.js";
 import { viewerAccess } from "./viewer-access.js";
 
@@ -22,9 +22,18 @@ export type ViewerOptions = {
   port?: number;
   /** How often the event stream looks for new events in the file (ms). */
   pollMs?: number;
+  /** Most event streams served at once (default 64); one more is refused with 503 and Retry-After. */
+  maxStreams?: number;
+  /** How long an event stream's client may take nothing while events wait before it is dropped (ms, default 30 s). */
+  streamStallMs?: number;
 };
 
-export type Viewer = { url: string; close(): Promise<void> };
+export type Viewer = {
+  url: string;
+  /** The open event streams: what each has sent and still buffers. */
+  eventStreams(): EventStreamStat[];
+  close(): Promise<void>;
+};
 
 const ASSETS: Record<string, { type: string; body: string }> = {
   "/": { type: "text/html; charset=utf-8", body: PAGE_HTML },
@@ -39,6 +48,7 @@ class HttpProblem extends Error {
   constructor(
     readonly status: number,
     message: string,
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
   }
@@ -54,8 +64,7 @@ export async function startViewer(opts: ViewerOptions): Promise<Viewer> {
   const db = openSqliteDatabase(opts.database);
   const log = new SqliteRunLog(db);
   const resumer = new RunResumer(opts.database);
-  const streams = new Set<() => void>();
-  const pollMs = opts.pollMs ?? 200;
+  const streams = new RunEventStreams(log, { pollMs: opts.pollMs ?? 200, maxStreams: opts.maxStreams ?? 64, stallMs: opts.streamStallMs ?? 30_000 });
 
   const routes = (req: IncomingMessage, res: ServerResponse, path: string): unknown => {
     const asset = req.method === "GET" ? ASSETS[path] : undefined;
@@ -74,9 +83,9 @@ export async function startViewer(opts: ViewerOptions): Promise<Viewer> {
     if (req.method !== "GET") throw new HttpProblem(405, `${req.method ?? "?"} is not allowed on ${path}`);
     if (part === "/plans") return new SqlitePlanStorage(db, { scope: runId }).list();
     if (part === "/events") {
-      const end = streamRunEvents(log, runId, req, res, pollMs);
-      streams.add(end);
-      req.on("close", () => streams.delete(end));
+      const full = streams.refusal();
+      if (full) throw new HttpProblem(503, full.message, { "retry-after": String(full.retryAfterSeconds) });
+      streams.open(runId, req, res);
       return undefined;
     }
     if (part !== undefined) throw new HttpProblem(405, `${req.method} is not allowed on ${path}`);
@@ -117,8 +126,9 @@ export async function startViewer(opts: ViewerOptions): Promise<Viewer> {
       .catch((error: unknown) => {
         const status = error instanceof HttpProblem ? error.status : 500;
         const message = error instanceof Error ? error.message : String(error);
-        if (!res.headersSent) sendJson(res, status, { error: message });
-        else res.end();
+        if (res.headersSent) return void res.end();
+        if (error instanceof HttpProblem) for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
+        sendJson(res, status, { error: message });
       });
   });
   await new Promise<void>((resolve, reject) => {
@@ -135,8 +145,9 @@ export async function startViewer(opts: ViewerOptions): Promise<Viewer> {
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   return {
     url: `http://${host}:${address.port}/`,
+    eventStreams: () => streams.stats(),
     async close() {
-      for (const end of streams) end();
+      streams.closeAll();
       await resumer.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

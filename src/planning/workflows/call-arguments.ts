@@ -1,5 +1,6 @@
 // Reads the argument list of a task line in the reference's text form: `search(query="x", limit=3)`,
 // `math("2 * $1")`, `lookup(ids=[$1, ${2}], exact=True)`. Values are JSON or Python-like literals.
+import { parseJsonWithinLimits } from "../../core/argument-limits.js";
 
 /** The arguments as an object: keyword arguments by name, positional ones by the tool's parameter order. */
 export function parseCallArguments(text: string, parameterNames: readonly string[]): { args: Record<string, unknown> } | { error: string } {
@@ -50,9 +51,6 @@ function parseLiteral(text: string): unknown {
       if (word !== undefined) return PYTHON_WORDS[word] as string;
       return whole;
     });
-  try {
-    return JSON.parse(jsonText) as unknown;
-  } catch {
-    return undefined;
-  }
+  const parsed = parseJsonWithinLimits(jsonText);
+  return "value" in parsed ? parsed.value : undefined;
 }

@@ -87,6 +87,12 @@ describe("CompilerPlanParser", () => {
     ]);
   });
 
+  it("in a whole plan, reads an embedded $n as a reference only when n is a task of the plan", () => {
+    const plan = { tasks: [{ id: 2, tool: "math", args: { problem: "$1 plus $9 off, $$1 fee" } }, { id: 1, tool: "search", args: { query: "x" } }] };
+    const events = parseAll(JSON.stringify(plan));
+    expect(summary(events)).toEqual(["1:search<-[]", "2:math<-[1]"]);
+  });
+
   it("continues numbering after earlier rounds and marks repeats of finished tasks", () => {
     const finished = [
       { id: 1, tool: "search", args: { query: "a" }, dependsOn: [] },

@@ -1,3 +1,4 @@
+import { argumentLimitProblem, parseJsonWithinLimits } from "../../core/argument-limits.js";
 import type { AssistantMessage } from "../../core/messages.js";
 import type { Tool } from "../../core/tool.js";
 import { parseCallArguments } from "./call-arguments.js";
@@ -37,9 +38,12 @@ const TEXT_JOIN = /^(?:\d+\.\s*)?join\s*\(\s*\)/;
 export class CompilerPlanParser {
   readonly #parameters = new Map<string, string[]>();
   readonly #defined = new Set<number>();
+  /** Every number a task was written with so far, accepted or refused: "$n" embedded in text refers only to these. */
+  readonly #numbered = new Set<number>();
   readonly #signatures = new Map<string, number>();
   #nextId: number;
-  #buffer = "";
+  /** The unfinished line, in the pieces it streamed in: joined once, when its newline arrives. */
+  #pending: string[] = [];
   #block: { text: string; line: number } | undefined;
   #line = 0;
   #joined = false;
@@ -53,6 +57,7 @@ export class CompilerPlanParser {
     let last = 0;
     for (const task of opts.finished ?? []) {
       this.#defined.add(task.id);
+      this.#numbered.add(task.id);
       this.#signatures.set(signature(task.tool, task.args), task.repeats ?? task.id);
       last = Math.max(last, task.id);
     }
@@ -66,21 +71,27 @@ export class CompilerPlanParser {
 
   /** Feeds streamed text; returns what the lines completed by it hold. */
   push(delta: string): PlanParseEvent[] {
-    this.#buffer += delta;
+    // Only the new text is searched for a newline, so a long line costs its length, not its square.
     const events: PlanParseEvent[] = [];
-    let newline = this.#buffer.indexOf("\n");
-    while (newline >= 0) {
-      events.push(...this.#readLine(this.#buffer.slice(0, newline)));
-      this.#buffer = this.#buffer.slice(newline + 1);
-      newline = this.#buffer.indexOf("\n");
+    let rest = delta;
+    for (let newline = rest.indexOf("\n"); newline >= 0; newline = rest.indexOf("\n")) {
+      this.#pending.push(rest.slice(0, newline));
+      events.push(...this.#readLine(this.#takeLine()));
+      rest = rest.slice(newline + 1);
     }
+    if (rest !== "") this.#pending.push(rest);
     return events;
+  }
+
+  #takeLine(): string {
+    const line = this.#pending.join("");
+    this.#pending = [];
+    return line;
   }
 
   /** Ends the plan: reads the last line, then falls back to the response's tool calls when the text held no plan. */
   end(response?: AssistantMessage): PlanParseEvent[] {
-    const events = this.#readLine(this.#buffer);
-    this.#buffer = "";
+    const events = this.#readLine(this.#takeLine());
     if (this.#block) {
       events.push({ type: "error", message: `The JSON starting on line ${this.#block.line} never closed; it was ignored.` });
       this.#block = undefined;
@@ -90,12 +101,8 @@ export class CompilerPlanParser {
       const raw: RawTask[] = [];
       for (const [index, call] of calls.entries()) {
         if (call.name === "join") break;
-        let args: unknown;
-        try {
-          args = JSON.parse(call.arguments || "{}");
-        } catch {
-          args = undefined;
-        }
+        const parsed = parseJsonWithinLimits(call.arguments || "{}");
+        const args = "value" in parsed ? parsed.value : undefined;
         if (!isPlainObject(args)) {
           events.push(this.#refuse(`Tool call ${index + 1} (${call.name}): its arguments are not a JSON object.`));
           continue;
@@ -117,7 +124,13 @@ export class CompilerPlanParser {
     const events: PlanParseEvent[] = [];
     if (this.#block) {
       const block = this.#block;
-      const value = tryJson(`${block.text}\n${line}`);
+      const joined = `${block.text}\n${line}`;
+      const tooBig = argumentLimitProblem(joined);
+      if (tooBig) {
+        this.#block = undefined;
+        return [this.#refuse(`The JSON starting on line ${block.line} was refused. ${tooBig}`)];
+      }
+      const value = tryJson(joined);
       if (value !== undefined) {
         this.#block = undefined;
         return this.#readJson(value, `the JSON starting on line ${block.line}`);
@@ -135,6 +148,9 @@ export class CompilerPlanParser {
 
   #readOpenLine(line: string): PlanParseEvent[] {
     if (line === "" || line.startsWith("```")) return [];
+    // The limits hold for every line: a task's arguments end up in a tool call either way.
+    const tooBig = argumentLimitProblem(line);
+    if (tooBig) return [this.#refuse(`Line ${this.#line} was refused. ${tooBig}`)];
     if (line.startsWith("{") || line.startsWith("[")) {
       const value = tryJson(line);
       if (value !== undefined) return this.#readJson(value, `line ${this.#line}`);
@@ -183,9 +199,10 @@ export class CompilerPlanParser {
     if (id < this.#nextId) {
       return this.#refuse(`${label}: number ${id} is taken by an earlier task; number new tasks from ${this.#nextId}.`);
     }
+    const dependsOn = [...new Set([...raw.deps, ...referencedTasks(raw.args, (n) => this.#numbered.has(n))])];
+    this.#numbered.add(id);
     const toolProblem = this.#toolProblem(raw.tool);
     if (toolProblem) return this.#refuse(`${label}: ${toolProblem}`);
-    const dependsOn = [...new Set([...raw.deps, ...referencedTasks(raw.args)])];
     for (const dep of dependsOn) {
       if (dep === id) return this.#refuse(`${label} depends on itself, a cycle; use only results of earlier tasks.`);
       if (this.#defined.has(dep)) continue;
@@ -202,14 +219,26 @@ export class CompilerPlanParser {
     const events: PlanParseEvent[] = [];
     const tasks = new Map<number, CompilerTask & { where: string }>();
     let next = this.#nextId;
-    for (const raw of raws) {
+    const numbered = raws.map((raw) => {
       const id = raw.id ?? next;
       next = Math.max(next, id + 1);
+      return { raw, id };
+    });
+    // A whole plan may list tasks in any order, so every number in it counts as a task above.
+    const inPlan = new Set([...this.#numbered, ...numbered.map(({ id }) => id)]);
+    for (const { raw, id } of numbered) {
       const label = `Task ${id} (${raw.where})`;
       const toolProblem = this.#toolProblem(raw.tool);
-      if (id < this.#nextId || tasks.has(id)) events.push(this.#refuse(`${label}: number ${id} is already used; give each task its own number from ${this.#nextId}.`));
-      else if (toolProblem) events.push(this.#refuse(`${label}: ${toolProblem}`));
-      else tasks.set(id, { id, tool: raw.tool, args: raw.args, dependsOn: [...new Set([...raw.deps, ...referencedTasks(raw.args)])], where: raw.where });
+      if (id < this.#nextId || tasks.has(id)) {
+        events.push(this.#refuse(`${label}: number ${id} is already used; give each task its own number from ${this.#nextId}.`));
+        continue;
+      }
+      this.#numbered.add(id);
+      if (toolProblem) events.push(this.#refuse(`${label}: ${toolProblem}`));
+      else {
+        const dependsOn = [...new Set([...raw.deps, ...referencedTasks(raw.args, (n) => inPlan.has(n))])];
+        tasks.set(id, { id, tool: raw.tool, args: raw.args, dependsOn, where: raw.where });
+      }
     }
     for (const cycle of findCycles(tasks)) {
       events.push(this.#refuse(`Tasks ${[...cycle, cycle[0]].join(" → ")} form a cycle: none of them can start.`));
@@ -310,11 +339,8 @@ function stableJson(value: unknown): string {
 }
 
 function tryJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
+  const parsed = parseJsonWithinLimits(text);
+  return "value" in parsed ? parsed.value : undefined;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -14,6 +14,10 @@ describe("LLM compiler prompts", () => {
     expect(prompt).toContain('{"id": 1, "tool": "tool name", "args": {"argument": "value"}}');
     expect(prompt).toContain('"$n"');
     expect(prompt).toMatch(/only use tasks above it/);
+    // How a reference is told from a price, and how a literal dollar sign is written.
+    expect(prompt).toContain('"${n}"');
+    expect(prompt).toMatch(/any other "\$" is plain text/);
+    expect(prompt).toContain('"$$2 off"');
     expect(prompt).toContain('{"tool": "join"}');
   });
 

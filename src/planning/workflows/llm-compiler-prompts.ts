@@ -12,6 +12,9 @@ export function compilerPlannerPrompt(catalog: string): string {
     '{"id": 1, "tool": "tool name", "args": {"argument": "value"}}',
     'Number tasks 1, 2, 3, … in the order you write them. To use the result of an earlier task, write "$n"',
     'inside a string argument (for example "compare $1 with $2"); a task can only use tasks above it.',
+    '"$n" in running text refers to task n only when n is a task above; any other "$" is plain text, so',
+    '"laptops under $500" stays as written. An argument that is just "$n", or "${n}" anywhere, always refers',
+    'to task n. To keep a dollar sign as text before the number of a task above, double it: "$$2 off".',
     'End the plan with the line {"tool": "join"}.',
   ].join("\n");
 }

@@ -26,6 +26,7 @@ export function rewooSolverPrompt(task: string, steps: readonly RewooStep[], evi
   return [
     "Answer the task using the plan and the evidence its steps gathered. Evidence can be long, partly",
     "irrelevant or an error; rely on what supports the answer and say so if the evidence is not enough.",
+    'A step whose input needed evidence that failed was not run; its evidence says "Not run" and why.',
     "Reply with the answer only.",
     "",
     `Task: ${task}`,

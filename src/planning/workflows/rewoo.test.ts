@@ -60,4 +60,42 @@ describe("Rewoo", () => {
     expect(trace.plans[0]).toMatchObject({ fallback: true, steps: [] });
     expect(String(solver.requests[0]?.messages[0]?.content)).toContain("no plan could be made");
   });
+
+  it("skips every step that needs failed evidence, directly or down the chain, and tells the solver", async () => {
+    const queries: string[] = [];
+    const recording = defineTool({
+      name: "lookup",
+      description: "Look a fact up.",
+      parameters: z.object({ query: z.string() }),
+      execute: ({ query }) => {
+        queries.push(query);
+        if (query === "boom") throw new Error("boom");
+        return `fact(${query})`;
+      },
+    });
+    const steps = [
+      { plan: "first", tool: "lookup", input: { query: "boom" } },
+      { plan: "uses the failure", tool: "lookup", input: { query: "use #E1" } },
+      { plan: "uses the skipped step", tool: "LLM", input: "summarize #E2" },
+      { plan: "independent", tool: "lookup", input: { query: "other" } },
+    ];
+    const worker = scriptedModel([]);
+    const solver = scriptedModel(["answer"]);
+    const rewoo = new Rewoo({ model: scriptedModel([JSON.stringify({ steps })]), workerModel: worker, solverModel: solver, tools: [recording] });
+
+    const { trace } = await rewoo.run("Find it");
+
+    expect(queries).toEqual(["boom", "other"]);
+    expect(worker.requests).toEqual([]);
+    expect(trace.steps.map((s) => [s.id, s.isError, s.result])).toEqual([
+      ["#E1", true, 'Tool "lookup" failed: boom'],
+      ["#E2", true, "Not run: #E1, whose evidence it needs, failed."],
+      ["#E3", true, "Not run: #E2, whose evidence it needs, was not run."],
+      ["#E4", false, "fact(other)"],
+    ]);
+    const solverPrompt = String(solver.requests[0]?.messages[0]?.content);
+    expect(solverPrompt).toContain('#E2 = lookup[{"query":"use #E1"}]\nEvidence: Not run: #E1, whose evidence it needs, failed.');
+    expect(solverPrompt).toContain("#E3 = LLM[summarize #E2]\nEvidence: Not run: #E2, whose evidence it needs, was not run.");
+    expect(solverPrompt).toMatch(/was not run; its evidence says "Not run" and why/);
+  });
 });

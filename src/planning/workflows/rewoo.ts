@@ -53,10 +53,23 @@ export class Rewoo implements Workflow {
     });
 
     const evidence = new Map<string, string>();
+    // Steps without usable evidence, and what happened to them: a step that needs one is not run,
+    // so no tool (a write tool least of all) acts on an error text, and the skip passes down the chain.
+    const unusable = new Map<string, "failed" | "was not run">();
     for (const step of steps ?? []) {
-      const end = recorder.stepStarted(1, { id: step.id, description: step.description || step.tool, dependsOn: referencedVariables(step.input) });
+      const needs = referencedVariables(step.input);
+      const end = recorder.stepStarted(1, { id: step.id, description: step.description || step.tool, dependsOn: needs });
+      const missing = needs.find((variable) => unusable.has(variable));
+      if (missing !== undefined) {
+        const text = `Not run: ${missing}, whose evidence it needs, ${unusable.get(missing)}.`;
+        end(text, true);
+        unusable.set(step.id, "was not run");
+        evidence.set(step.id, text);
+        continue;
+      }
       const result = await this.#work(step, substituteEvidence(step.input, evidence), signal);
       end(result.text, result.isError);
+      if (result.isError) unusable.set(step.id, "failed");
       evidence.set(step.id, result.isError ? `Error: ${result.text}` : result.text);
     }
 
