@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
 import type { ApprovalDecision, PendingCall } from "../core/approval.js";
-import type { PlanDecision } from "../planning/workflows/plan-approval.js";
+import type { PlanDecision } from "../planning/workflows/plan-review.js";
 import type { Approver } from "./approval-prompt.js";
 import { CliError } from "./cli-error.js";
 

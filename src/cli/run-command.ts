@@ -10,6 +10,7 @@ import type { RunRecord, RunStatus } from "../stores/run-log.js";
 import { workspaceTools } from "../tools/workspace-tools.js";
 import { CliError } from "./cli-error.js";
 import { exitCodeOf } from "./run-endings.js";
+import { storePaths } from "./stepwise-home.js";
 import { modelsFor } from "./model-option.js";
 import { observeSession } from "./run-observer.js";
 import { liveChecklistView, plainLogView, type RunView } from "./run-view.js";
@@ -56,7 +57,7 @@ export type RunIO = {
 
 const STATUS_BY_STOP: Record<SessionOutcome["stopReason"], RunStatus> = {
   final: "finished",
-  unanswered: "unanswered",
+  "no-answer": "no-answer",
   "max-steps": "max-steps",
   aborted: "aborted",
   "awaiting-approval": "awaiting-approval",
@@ -214,7 +215,7 @@ async function openSession(
     const session = createSession(strategy, {
       runId: args.runId,
       models,
-      tools: workspaceTools(settings.workspace),
+      tools: workspaceTools(settings.workspace, { protectedPaths: { hidden: storePaths(args.database) } }),
       db,
       taskStore: () => taskStore,
       ...(permissions ? { permissions } : {}),
@@ -262,7 +263,7 @@ async function drive(session: StrategySession, ctx: DriveContext): Promise<numbe
   let interrupts = 0;
   const onInterrupt = () => {
     interrupts++;
-    if (interrupts > 1) process.exit(130);
+    if (interrupts > 1) process.exit(exitCodeOf("aborted"));
     view.notice("stopping after the current step (Ctrl-C again to quit at once)…\n");
     controller.abort();
   };
@@ -307,7 +308,7 @@ function closingLines(outcome: SessionOutcome, runId: string): string[] {
   switch (outcome.stopReason) {
     case "final":
       return ["", outcome.text];
-    case "unanswered":
+    case "no-answer":
       return ["", `no answer: ${outcome.text}`];
     case "aborted":
       return ["", `stopped; state saved. Continue with: stepwise run --resume   (run ${runId})`];

@@ -8,7 +8,7 @@ export const RUN_ENDINGS = {
   usage: { code: 2, meaning: "a bad argument or setting; nothing ran" },
   "awaiting-approval": { code: 3, meaning: "paused: calls wait for approval (stepwise run --resume, or the viewer)" },
   "max-steps": { code: 4, meaning: "stopped at the step limit, state saved (stepwise run --resume goes on)" },
-  unanswered: { code: 5, meaning: "ended without an answer (planning rounds used up, plan rejected)" },
+  "no-answer": { code: 5, meaning: "ended without an answer (planning rounds used up, plan rejected)" },
   aborted: { code: 130, meaning: "stopped by Ctrl-C, state saved (stepwise run --resume goes on)" },
 } as const satisfies Record<string, { code: number; meaning: string }>;
 

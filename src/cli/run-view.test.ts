@@ -115,6 +115,7 @@ describe("plain log (pipes)", () => {
       time: 0,
       units: [{ unit: { kind: "subtask", id: "1", title: "x" }, outcome: "ok", messages: 4, tokensSaved: 2100 }],
       stubbed: [],
+      digested: [],
       tokensBefore: 3400,
       tokensAfter: 1300,
       tokensSaved: 2100,

@@ -1,5 +1,6 @@
 import { mkdirSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { DEFAULT_PROTECTED_PATHS, type ProtectedPaths } from "../tools/protected-paths.js";
 import { CliError } from "./cli-error.js";
 
 /**
@@ -44,4 +45,13 @@ function makeFolder(path: string, name: string): void {
       throw new CliError(`${name} ${path} cannot be created (${code ?? "error"} at ${folder}); point STEPWISE_HOME at a folder you can write`);
     }
   }
+}
+
+/**
+ * What the workspace tools must never open when the store is `database`: the default hidden places,
+ * the store's folder and the SQLite file with its journal files (named too, in case the folder is
+ * the workspace root itself).
+ */
+export function storePaths(database: string): ProtectedPaths["hidden"] {
+  return [...DEFAULT_PROTECTED_PATHS.hidden, dirname(database), database, `${database}-wal`, `${database}-shm`, `${database}-journal`];
 }

@@ -23,7 +23,7 @@ describe("stepwise run --approval plan with workflows", () => {
     const home = freshHome();
     const ws = workspace(home);
     const result = await runCli(run("plan-execute", ws), { home, input: "r read the docs first\nreject still no\n" });
-    expect(result.code, result.stderr).toBe(exitCodeOf("unanswered"));
+    expect(result.code, result.stderr).toBe(exitCodeOf("no-answer"));
     expect(result.stdout.match(/The planner proposes this plan/g)).toHaveLength(2);
     expect(result.stdout).toContain('Nothing was done: the user rejected the plan twice. Their feedback: "read the docs first", then "still no".');
     expect(existsSync(join(ws, "report.md"))).toBe(false);

@@ -3,8 +3,8 @@ import { z } from "zod";
 import { MAX_ARGUMENT_DEPTH } from "../../core/argument-limits.js";
 import { defineTool } from "../../core/tool.js";
 import { scriptedModel } from "../../models/scripted.js";
-import { LLMCompiler } from "./llm-compiler.js";
-import { Rewoo } from "./rewoo.js";
+import { LLMCompiler } from "./llm-compiler/llm-compiler.js";
+import { Rewoo } from "./rewoo/rewoo.js";
 
 const lookup = defineTool({ name: "lookup", description: "", parameters: z.object({ query: z.string() }), readOnly: true, execute: ({ query }) => `<${query}>` });
 const deep = "[".repeat(100_000) + "]".repeat(100_000);

@@ -3,9 +3,10 @@ import { Agent } from "../../core/agent.js";
 import type { AgentEvent } from "../../core/events.js";
 import type { ModelRequest } from "../../core/model.js";
 import { scriptedModel } from "../../models/scripted.js";
-import { PlanAndExecute } from "./plan-and-execute.js";
-import type { PlanApprover, PlanDecision } from "./plan-approval.js";
-import { PlanTool } from "./plan-tool.js";
+import { PlanAndExecute } from "./plan-and-execute/plan-and-execute.js";
+import type { PlanApprover } from "./plan-approval.js";
+import type { PlanDecision } from "./plan-review.js";
+import { PlanTool } from "./plan-tool/plan-tool.js";
 
 /** An approver that answers from a script and remembers what it was shown. */
 function scriptedApprover(...decisions: PlanDecision[]): PlanApprover & { shown: string[][] } {
@@ -94,9 +95,8 @@ describe("PlanAndExecute with plan approval", () => {
     const approve = scriptedApprover({ action: "reject", feedback: "Too vague." }, { action: "reject", feedback: "Still vague." });
     const executor = echoExecutor();
     const workflow = new PlanAndExecute({ model: scriptedModel([proposal, proposal]), executorModel: executor, approvePlan: approve });
-    const { answer, answered, trace } = await workflow.run("Twice the price?");
+    const { answer, trace } = await workflow.run("Twice the price?");
     expect(answer).toBe('Nothing was done: the user rejected the plan twice. Their feedback: "Too vague.", then "Still vague.".');
-    expect(answered).toBe(false);
     expect(executor.requests).toHaveLength(0);
     expect(trace.steps).toEqual([]);
     expect(trace.plans[0]?.review?.decision).toEqual({ action: "reject", feedback: "Still vague." });

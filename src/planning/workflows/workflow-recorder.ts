@@ -1,6 +1,6 @@
 import { stampEvent, type AgentEventInit, type AgentEventListener } from "../../core/events.js";
 import "./workflow-events.js";
-import type { PlannedStep, PlanRound, StepRecord, WorkflowKind, WorkflowResult, WorkflowTrace } from "./workflow-trace.js";
+import type { PlannedStep, PlanRound, StepRecord, WorkflowKind, WorkflowTrace } from "./workflow-trace.js";
 
 /** Where a workflow's events go: a listener the user passed, and/or the agents a plugin is attached to. */
 export type WorkflowEventSink = (event: AgentEventInit) => void;
@@ -23,11 +23,21 @@ export class WorkflowRecorder {
   readonly #emit: WorkflowEventSink;
   readonly #trace: WorkflowTrace;
   readonly #started = performance.now();
+  /** Time spent in earlier sessions of a resumed run; waiting for the user is not counted. */
+  readonly #earlierMs: number;
 
-  constructor(workflow: WorkflowKind, task: string, emit: WorkflowEventSink) {
+  /** `trace` is the trace so far of a run being resumed. */
+  constructor(workflow: WorkflowKind, task: string, emit: WorkflowEventSink, trace?: WorkflowTrace) {
     this.#workflow = workflow;
     this.#emit = emit;
-    this.#trace = { workflow, task, plans: [], steps: [], answer: "", startedAt: Date.now(), durationMs: 0 };
+    this.#trace = trace ? structuredClone(trace) : { workflow, task, plans: [], steps: [], answer: "", startedAt: Date.now(), durationMs: 0 };
+    this.#earlierMs = this.#trace.durationMs;
+  }
+
+  /** The trace as it stands, with the time spent so far. */
+  snapshot(): WorkflowTrace {
+    this.#trace.durationMs = this.#earlierMs + performance.now() - this.#started;
+    return structuredClone(this.#trace);
   }
 
   get steps(): readonly StepRecord[] {
@@ -52,7 +62,10 @@ export class WorkflowRecorder {
     return plan;
   }
 
-  /** Marks a step as started; call the returned function with its result when it ends. */
+  /**
+   * Marks a step as started; call the returned function with its result when it ends, which records
+   * it, and announce the record once it is checkpointed.
+   */
   stepStarted(round: number, step: PlannedStep): (result: string, isError: boolean) => StepRecord {
     const startedAt = Date.now();
     const started = performance.now();
@@ -68,34 +81,26 @@ export class WorkflowRecorder {
         durationMs: performance.now() - started,
       };
       this.#trace.steps.push(record);
-      this.#emit({
-        type: "workflow-step-end",
-        workflow: this.#workflow,
-        round,
-        stepId: step.id,
-        result,
-        isError,
-        durationMs: record.durationMs,
-      });
       return record;
     };
+  }
+
+  stepAnnounced(record: StepRecord): void {
+    const { round, id: stepId, result, isError, durationMs } = record;
+    this.#emit({ type: "workflow-step-end", workflow: this.#workflow, round, stepId, result, isError, durationMs });
   }
 
   emit(event: AgentEventInit): void {
     this.#emit(event);
   }
 
-  /** Ends the run; `answered: false` when `answer` only says why there is none. */
-  finish(answer: string, { answered = true }: { answered?: boolean } = {}): WorkflowResult {
+  /** Sets the answer and returns the finished trace; `ended` announces the end once it is checkpointed. */
+  finish(answer: string): WorkflowTrace {
     this.#trace.answer = answer;
-    this.#trace.durationMs = performance.now() - this.#started;
-    this.#emit({
-      type: "workflow-end",
-      workflow: this.#workflow,
-      answer,
-      rounds: this.#trace.plans.length,
-      durationMs: this.#trace.durationMs,
-    });
-    return { answer, trace: structuredClone(this.#trace), answered };
+    return this.snapshot();
+  }
+
+  ended(trace: WorkflowTrace): void {
+    this.#emit({ type: "workflow-end", workflow: this.#workflow, answer: trace.answer, rounds: trace.plans.length, durationMs: trace.durationMs });
   }
 }
