@@ -4,6 +4,7 @@ import { PlanNotebook } from "../planning/notebook/plan-notebook.js";
 import { TaskBoard } from "../planning/tasks/task-board.js";
 import { checkTaskStore } from "../runs/run-stores.js";
 import { CliError } from "./cli-error.js";
+import { exitCodeOf } from "./run-endings.js";
 import { openCliStores } from "./run-command.js";
 
 export type McpCommandOptions = {
@@ -30,7 +31,7 @@ export async function mcpCommand(opts: McpCommandOptions, log: NodeJS.WritableSt
   };
   await checkTaskStore(store, stores.location).catch(async (error: unknown) => {
     await stores.close();
-    throw new CliError(error instanceof Error ? error.message : String(error), 1);
+    throw new CliError(error instanceof Error ? error.message : String(error), exitCodeOf("failed"));
   });
   const board = new TaskBoard({ store });
   const notebook = new PlanNotebook({ storage: await stores.plans(`mcp:${opts.board}`) });
@@ -48,7 +49,7 @@ export async function mcpCommand(opts: McpCommandOptions, log: NodeJS.WritableSt
     server = await startMcpHttpServer({ tools, planning: { notebook, board }, host: opts.host, port: opts.port, ...(token ? { token } : {}) });
   } catch (error) {
     await shutdown();
-    throw new CliError(error instanceof Error ? error.message : String(error), 1);
+    throw new CliError(error instanceof Error ? error.message : String(error), exitCodeOf("failed"));
   }
   log.write(`MCP server on ${server.url} (board ${opts.board}${token ? ", bearer token required" : ""})\n`);
   return once(async () => {

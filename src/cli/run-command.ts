@@ -12,7 +12,8 @@ import { CliError } from "./cli-error.js";
 import { modelsFor } from "./model-option.js";
 import { storePaths } from "./stepwise-home.js";
 import { liveChecklistView, plainLogView, type RunView } from "./run-view.js";
-import { askForDecisions, type DecisionPrompter } from "./approval-prompt.js";
+import { askForDecisions, type Approver } from "./approval-prompt.js";
+import { exitCodeOf } from "./run-endings.js";
 
 /**
  * `stepwise run`'s options. A new run fills what is missing from `RUN_DEFAULTS`; a resumed one from
@@ -39,8 +40,8 @@ export const RUN_DEFAULTS = { strategy: "notebook", model: "openai:gpt-4o-mini",
 export type RunIO = {
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
   stderr: NodeJS.WritableStream;
-  /** Asks the user about pending calls; absent when nobody can answer. */
-  prompter?: DecisionPrompter;
+  /** Decides pending calls and plans (the user at the terminal, or decisions given up front); absent when nobody can. */
+  approver?: Approver;
 };
 
 /** `--store`: the SQLite file by default, or the PostgreSQL database it names. */
@@ -75,8 +76,8 @@ export async function runCommand(task: string | undefined, opts: RunCommandOptio
     onWarning: (message) => io.stderr.write(`stepwise: ${message}\n`),
   });
   try {
-    const view: RunView = io.stdout.isTTY ? liveChecklistView(io.stdout) : plainLogView(io.stdout);
-    const stopping = interruptible(io);
+    const view: RunView = io.stdout.isTTY ? liveChecklistView(io.stdout, io.stderr) : plainLogView(io.stdout, io.stderr);
+    const stopping = interruptible(view);
     try {
       const drive = { signal: stopping.signal, onEvent: view.event };
       const handle = await cliErrors(async () => {
@@ -98,7 +99,7 @@ export async function runCommand(task: string | undefined, opts: RunCommandOptio
       });
       const outcome = await askUntilDone(runs, handle, io, drive);
       view.finish(closingLines(outcome));
-      return outcome.stopReason === "final" ? 0 : outcome.stopReason === "aborted" ? 130 : 3;
+      return exitCodeOf(outcome.stopReason === "final" ? "answered" : outcome.stopReason);
     } finally {
       stopping.off();
     }
@@ -127,8 +128,8 @@ async function askUntilDone(
   drive: { signal: AbortSignal; onEvent: (event: AgentEvent) => void },
 ): Promise<RunOutcome> {
   let outcome = await cliErrors(() => first.done);
-  while (outcome.stopReason === "awaiting-approval" && outcome.pending && io.prompter && !drive.signal.aborted) {
-    const decisions = await askForDecisions(outcome.pending, io.prompter);
+  while (outcome.stopReason === "awaiting-approval" && outcome.pending && io.approver && !drive.signal.aborted) {
+    const decisions = await askForDecisions(outcome.pending, io.approver);
     if (!decisions) break;
     const next = await cliErrors(() => runs.resume(outcome.runId, decisions, drive));
     outcome = await cliErrors(() => next.done);
@@ -149,13 +150,13 @@ async function runToResume(runs: Runs, which: true | string): Promise<RunRecord>
 }
 
 /** Ctrl-C stops the run after the current step, state saved; a second one quits at once. */
-function interruptible(io: RunIO): { signal: AbortSignal; off(): void } {
+function interruptible(view: RunView): { signal: AbortSignal; off(): void } {
   const controller = new AbortController();
   let interrupts = 0;
   const onInterrupt = () => {
     interrupts++;
-    if (interrupts > 1) process.exit(130);
-    io.stderr.write("\nstopping after the current step (Ctrl-C again to quit at once)…\n");
+    if (interrupts > 1) process.exit(exitCodeOf("aborted"));
+    view.notice("stopping after the current step (Ctrl-C again to quit at once)…\n");
     controller.abort();
   };
   process.on("SIGINT", onInterrupt);
@@ -166,7 +167,7 @@ function interruptible(io: RunIO): { signal: AbortSignal; off(): void } {
 function cliError(error: unknown): unknown {
   if (error instanceof RunInputError || error instanceof RunNotFoundError) return new CliError(error.message);
   if (error instanceof RunBusyError || error instanceof RunLeaseLostError || error instanceof StoreUnreachableError) {
-    return new CliError(error.message, 1);
+    return new CliError(error.message, exitCodeOf("failed"));
   }
   return error;
 }
@@ -184,6 +185,8 @@ function closingLines(outcome: RunOutcome): string[] {
   switch (outcome.stopReason) {
     case "final":
       return ["", outcome.text];
+    case "no-answer":
+      return ["", `no answer: ${outcome.text}`];
     case "aborted":
       return ["", `stopped; state saved. Continue with: stepwise run --resume ${runId}`];
     case "max-steps":

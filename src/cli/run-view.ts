@@ -1,10 +1,12 @@
 import type { AgentEvent } from "../core/events.js";
-import type { Checklist } from "../runs/checklist.js";
+import type { Checklist, ChecklistItem } from "../runs/checklist.js";
 import { checklistLines, oneLine } from "./checklist-text.js";
 
 /** How a run shows on a terminal: a live checklist, or plain log lines when stdout is not a terminal. */
 export interface RunView {
   event(event: AgentEvent): void;
+  /** A message for the user (on stderr) that must not tear the live checklist: Ctrl-C's, say. */
+  notice(text: string): void;
   /** Prints the final plan and the answer; the view is done after this. */
   finish(lines: string[]): void;
 }
@@ -22,37 +24,66 @@ function hintLine(event: Extract<AgentEvent, { type: "hint-added" }>): string {
   return `hint: next ${next.tool}(${args.join(", ")})`;
 }
 
-/** For pipes and logs: one line per tool call and per plan change, and one per hint that says something new. */
-export function plainLogView(out: NodeJS.WritableStream): RunView {
-  let lastPlanLine = "";
+function foldLine(event: Extract<AgentEvent, { type: "context-folded" }>): string {
+  const stubbed = event.stubbed.length > 0 ? `, ${event.stubbed.length} tool result(s)` : "";
+  const tokens = (n: number) => `~${Math.round(n).toLocaleString("en-US")}`;
+  return `context folded: ${event.units.length} unit(s)${stubbed}; request ${tokens(event.tokensBefore)} → ${tokens(event.tokensAfter)} tokens`;
+}
+
+/** The items that started since the last checklist, by id and label (a relabelled step counts as new). */
+function newlyStarted(items: readonly ChecklistItem[], seen: Set<string>): ChecklistItem[] {
+  return items.filter((item) => {
+    const key = `${item.id}\n${item.label}`;
+    if (item.status !== "in_progress" || seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/**
+ * For pipes and logs: one line per tool call, a `plan:` line when the plan's title or count changes,
+ * a `now:` line for steps that start without the count changing (parallel steps, say), and one per
+ * hint that says something new, so no line repeats another.
+ */
+export function plainLogView(out: NodeJS.WritableStream, err: NodeJS.WritableStream): RunView {
+  let lastCount = "";
   let lastHintLine = "";
+  const started = new Set<string>();
   return {
     event(event) {
       if (event.type === "tool-end") out.write(`${toolLine(event)}\n`);
       else if (event.type === "checklist-updated") {
         const { title, items } = event.checklist;
         const done = items.filter((i) => i.status === "done").length;
-        const current = items.find((i) => i.status === "in_progress");
-        const line = `plan: ${title} ${done}/${items.length} done${current ? `; now: ${current.label}` : ""}`;
-        if (line !== lastPlanLine) out.write(`${line}\n`);
-        lastPlanLine = line;
+        const count = `${title} ${done}/${items.length} done`;
+        const now = newlyStarted(items, started);
+        const nowText = oneLine(now.map((item) => oneLine(item.label, 60)).join(", "), 120);
+        if (count !== lastCount) out.write(`plan: ${count}${now.length > 0 ? `; now: ${nowText}` : ""}\n`);
+        else if (now.length > 0) out.write(`now: ${nowText}\n`);
+        lastCount = count;
       } else if (event.type === "hint-added") {
         const line = hintLine(event);
         if (line !== lastHintLine) out.write(`${line}\n`);
         lastHintLine = line;
-      } else if (event.type === "context-folded") out.write(`context folded: ${event.units.length} unit(s)\n`);
+      } else if (event.type === "context-folded") out.write(`${foldLine(event)}\n`);
     },
+    // After the terminal's own "^C" echo, when there is one.
+    notice: (text) => void err.write(`\n${text}`),
     finish(lines) {
       for (const line of lines) out.write(`${line}\n`);
     },
   };
 }
 
+type Terminal = NodeJS.WritableStream & { columns?: number; rows?: number };
+
 /**
  * For a terminal: tool calls scroll past while the checklist stays redrawn in place below them.
- * Lines are cut to the terminal's width so a wrapped line never throws the redraw off.
+ * Lines are cut to the terminal's width and the checklist to its height, so the cursor can always
+ * climb back over what was drawn; anything else written meanwhile goes through `notice`, which
+ * erases the checklist first, so no stale copy is left behind.
  */
-export function liveChecklistView(out: NodeJS.WritableStream & { columns?: number }): RunView {
+export function liveChecklistView(out: Terminal, err: NodeJS.WritableStream = out): RunView {
   let checklist: Checklist | null = null;
   let drawn = 0;
   const fit = (line: string) => {
@@ -65,22 +96,28 @@ export function liveChecklistView(out: NodeJS.WritableStream & { columns?: numbe
   };
   const draw = () => {
     if (!checklist) return;
-    const lines = checklistLines(checklist).map(fit);
+    let lines = checklistLines(checklist).map(fit);
+    const room = (out.rows ?? 0) - 2;
+    if (room > 1 && lines.length > room) lines = [...lines.slice(0, room - 1), `  … ${lines.length - room + 1} more`];
     out.write(`${lines.join("\n")}\n`);
     drawn = lines.length;
   };
+  const above = (write: () => void) => {
+    erase();
+    write();
+    draw();
+  };
   return {
     event(event) {
-      if (event.type === "tool-end") {
-        erase();
-        out.write(`${fit(toolLine(event))}\n`);
-        draw();
-      } else if (event.type === "checklist-updated") {
+      if (event.type === "tool-end") above(() => out.write(`${fit(toolLine(event))}\n`));
+      else if (event.type === "context-folded") above(() => out.write(`${fit(foldLine(event))}\n`));
+      else if (event.type === "checklist-updated") {
         erase();
         checklist = event.checklist;
         draw();
       }
     },
+    notice: (text) => above(() => err.write(text)),
     finish(lines) {
       erase();
       if (checklist) out.write(`${checklistLines(checklist).join("\n")}\n`);

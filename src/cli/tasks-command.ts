@@ -6,20 +6,22 @@ import { openCliStores } from "./run-command.js";
 
 export type TasksOptions = { database: string; store?: string; board?: string };
 
-/** The board to read: --board, else the latest tasks run's board in the SQLite file. */
-async function boardFor(opts: TasksOptions, stores: RunStores): Promise<string> {
+const NO_BOARD = 'No task board yet: the store is empty. Run: stepwise run "<task>" --strategy tasks';
+
+/** The board to read: --board, else the latest tasks run's board in the store; undefined when there is none. */
+async function boardFor(opts: TasksOptions, stores: RunStores): Promise<string | undefined> {
   if (opts.board) return opts.board;
-  const run = (await stores.runs.listRuns(1000)).find((r) => r.strategy === "tasks");
-  if (!run) throw new CliError('no task board yet. Run: stepwise run "<task>" --strategy tasks (or name a board with --board <id>)');
-  return run.id;
+  return (await stores.runs.listRuns(1000)).find((r) => r.strategy === "tasks")?.id;
 }
 
-async function withStore<T>(opts: TasksOptions, use: (store: TaskStore) => Promise<T>): Promise<T> {
+async function withStore<T>(opts: TasksOptions, use: (store: TaskStore) => Promise<T>, noBoard: () => T): Promise<T> {
   // On a shared store the latest board may be anyone's.
   if (!opts.board && opts.store && opts.store !== "sqlite") throw new CliError("name the shared board to read with --board <id>");
   const stores = await openCliStores(opts);
   try {
-    const store = stores.board(await boardFor(opts, stores));
+    const boardId = await boardFor(opts, stores);
+    if (boardId === undefined) return noBoard();
+    const store = stores.board(boardId);
     try {
       await checkTaskStore(store, stores.location);
       return await use(store);
@@ -35,7 +37,7 @@ async function withStore<T>(opts: TasksOptions, use: (store: TaskStore) => Promi
 export function tasksList(opts: TasksOptions, out: NodeJS.WritableStream): Promise<void> {
   return withStore(opts, async (store) => {
     out.write(`board ${store.boardId}\n${taskListText(await store.list())}\n`);
-  });
+  }, () => void out.write(`${NO_BOARD}\n`));
 }
 
 /** `stepwise tasks show <id>`: everything about one task. */
@@ -45,5 +47,7 @@ export function tasksShow(opts: TasksOptions, id: string, out: NodeJS.WritableSt
     const task = tasks.find((t) => t.id === id.replace(/^#/, ""));
     if (!task) throw new CliError(`no task "${id}" on board ${store.boardId}; list them with: stepwise tasks list`);
     out.write(`${taskDetailText(task, stateLookup(tasks))}\n`);
+  }, () => {
+    throw new CliError(`no task "${id}": ${NO_BOARD}`);
   });
 }

@@ -9,6 +9,7 @@ export type RunOutcome = SessionOutcome & { runId: string; status: RunStatus };
 
 export const STATUS_BY_STOP: Record<SessionOutcome["stopReason"], RunStatus> = {
   final: "finished",
+  "no-answer": "no-answer",
   "max-steps": "max-steps",
   aborted: "aborted",
   "awaiting-approval": "awaiting-approval",

@@ -45,7 +45,7 @@ export class RunChanges {
 }
 
 const PAGE = 500;
-const STOPPED = new Set(["finished", "failed", "aborted", "awaiting-approval", "max-steps"]);
+const STOPPED = new Set(["finished", "no-answer", "failed", "aborted", "awaiting-approval", "max-steps"]);
 
 /**
  * A run's events, backlog first, then live as they are recorded (by this process or any other): each

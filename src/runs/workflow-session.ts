@@ -78,8 +78,7 @@ export class WorkflowSession implements StrategySession {
       throw error;
     }
     this.#state = outcome.state;
-    // A run that ends without an answer (its plan rejected twice) ends all the same, saying why.
-    const stopReason = outcome.stopReason === "no-answer" ? "final" : outcome.stopReason;
-    return { text: outcome.text, stopReason, ...(outcome.pending ? { pending: outcome.pending } : {}) };
+    // Every ending keeps its own reason: a run that ran out of rounds or steps is not an answer.
+    return { text: outcome.text, stopReason: outcome.stopReason, ...(outcome.pending ? { pending: outcome.pending } : {}) };
   }
 }

@@ -1,7 +1,7 @@
 import type { ApprovalDecisions } from "../core/approval.js";
 import type { AgentEvent } from "../core/events.js";
 
-export type RunStatus = "running" | "finished" | "failed" | "aborted" | "awaiting-approval" | "max-steps";
+export type RunStatus = "running" | "finished" | "no-answer" | "failed" | "aborted" | "awaiting-approval" | "max-steps";
 
 /** One run as the CLI, the viewer and the run layer list it. */
 export type RunRecord = {
