@@ -45,7 +45,7 @@ export type RunIO = {
 };
 
 /** `--store`: the SQLite file by default, or the PostgreSQL database it names. */
-export function storeLocation(opts: { database: string; store?: string }): string {
+function storeLocation(opts: { database: string; store?: string }): string {
   return opts.store === undefined || opts.store === "sqlite" ? opts.database : opts.store;
 }
 

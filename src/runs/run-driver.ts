@@ -7,7 +7,7 @@ import type { SessionOutcome, StrategySession } from "./strategy-session.js";
 /** How a drive ended: the run's new status, the stop reason, the answer or the calls it waits on. */
 export type RunOutcome = SessionOutcome & { runId: string; status: RunStatus };
 
-export const STATUS_BY_STOP: Record<SessionOutcome["stopReason"], RunStatus> = {
+const STATUS_BY_STOP: Record<SessionOutcome["stopReason"], RunStatus> = {
   final: "finished",
   "no-answer": "no-answer",
   "max-steps": "max-steps",

@@ -14,7 +14,7 @@ export type RunSettings = {
   contextBudget?: number;
 };
 
-export const DEFAULT_SETTINGS: RunSettings = { workspace: ".", approval: "none" };
+const DEFAULT_SETTINGS: RunSettings = { workspace: ".", approval: "none" };
 
 /** The saved settings (or the defaults), with `given` on top; checks what it takes. */
 export function mergeSettings(given: Partial<RunSettings>, saved: RunSettings | undefined): RunSettings {

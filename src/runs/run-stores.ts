@@ -95,6 +95,6 @@ const USER_AND_PASSWORD = /(\/\/[^:/@]*):[^@]*@/;
 const PASSWORD_PARAMETER = /([?&])password=[^&#]*(&?)/i;
 
 /** A URL's password never reaches the terminal. */
-export function redactUrl(url: string): string {
+function redactUrl(url: string): string {
   return url.replace(USER_AND_PASSWORD, "$1:***@").replace(PASSWORD_PARAMETER, "$1password=***$2");
 }
