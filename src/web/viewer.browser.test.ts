@@ -118,6 +118,22 @@ describe("the plan viewer in Chromium", () => {
     expect((await runs.get(runId))?.status).toBe("finished");
   });
 
+  it("approves a paused plan-and-execute plan with the Approve button, and that workflow run continues and finishes", async () => {
+    expect(await startRun("plan-execute", "scripted:demo", "plan")).toBe(3);
+    const runId = await waitForRunId();
+    expect((await runs.get(runId))?.status).toBe("awaiting-approval");
+    await page.goto(`${viewer.url}#run=${runId}`);
+
+    const pending = page.locator("#pending");
+    await pending.filter({ hasText: "plan" }).waitFor();
+    await pending.getByRole("button", { name: "Approve" }).click();
+
+    await page.locator('#run-header [data-run-status="finished"]').waitFor();
+    expect(await page.locator("#pending").count()).toBe(0);
+    expect(existsSync(join(workspace, "report.md"))).toBe(true);
+    expect((await runs.get(runId))?.status).toBe("finished");
+  });
+
   it("works behind a token: opened once with ?token=, the page reads runs, follows events and approves through its cookie", async () => {
     await viewer.close();
     viewer = await startViewer({ runs, host: "0.0.0.0", token: "s3cret" });

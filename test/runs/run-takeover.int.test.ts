@@ -42,7 +42,8 @@ describe("a run on PostgreSQL taken over by another process (public API, real pr
     // Two resumers at once: the winner holds the run inside call 4 until released; the other is refused.
     const b = spawnRun(["resume", url, log, "4", runId]);
     const c = spawnRun(["resume", url, log, "4", runId]);
-    const first = await Promise.race([b.line(/^holding 4$/).then(() => b), c.line(/^holding 4$/).then(() => c)]);
+    // Promise.any: the loser exits at once, and its unmatched wait must not decide the race.
+    const first = await Promise.any([b.line(/^holding 4$/).then(() => b), c.line(/^holding 4$/).then(() => c)]);
     const loser = first === b ? c : b;
     expect(await loser.line(/^error /)).toMatch(new RegExp(`^error run ${runId} is already being resumed by \\S+:\\d+:`));
     expect(await loser.exited).toBe(1);
