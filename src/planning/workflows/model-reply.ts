@@ -19,7 +19,7 @@ export async function requestReply(model: ChatModel, messages: Message[], opts: 
   }
   for await (const part of model.stream(request)) {
     if (part.type === "text-delta") opts.onText?.(part.text);
-    else {
+    else if (part.type === "response") {
       const { message } = part.response;
       return { ...message, content: typeof message.content === "string" ? message.content : "" };
     }
