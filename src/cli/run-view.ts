@@ -14,23 +14,89 @@ function toolLine(event: Extract<AgentEvent, { type: "tool-end" }>): string {
   return `${mark} ${event.call.name} ${oneLine(event.call.arguments, 70)} → ${oneLine(event.result.text, 60)}`;
 }
 
-/** For pipes and logs: one line per tool call and per plan change. */
+/**
+ * Writes the answer of the session's agent as the model writes it. Nested runs (sub-agents,
+ * executors) show through their tool calls, and a workflow's planner, whose text is a plan, through
+ * its plan. Other lines break an unfinished one first.
+ */
+class WrittenText {
+  readonly #out: NodeJS.WritableStream;
+  /** Runs of the session's own agent: those started without a parent. */
+  readonly #runs = new Set<string>();
+  #writing = "";
+  #midLine = false;
+  /** The last text written out whole: the closing lines need not repeat it. */
+  #last = "";
+
+  readonly #beforeText: () => void;
+
+  /** `beforeText` runs as a text begins: a live view clears its checklist out of the way. */
+  constructor(out: NodeJS.WritableStream, beforeText: () => void = () => {}) {
+    this.#out = out;
+    this.#beforeText = beforeText;
+  }
+
+  /** True when the event was text and is written. */
+  event(event: AgentEvent): boolean {
+    if (event.type === "run-start" && !event.parent && event.runId) this.#runs.add(event.runId);
+    if (!event.runId || !this.#runs.has(event.runId)) return false;
+    if (event.type === "text-delta") {
+      if (!this.#writing) this.#beforeText();
+      this.#out.write(event.text);
+      this.#writing += event.text;
+      this.#midLine = !event.text.endsWith("\n");
+      return true;
+    }
+    if (event.type === "model-end" && this.#writing) {
+      this.breakLine();
+      this.#last = this.#writing.trim();
+      this.#writing = "";
+    }
+    return false;
+  }
+
+  get writing(): boolean {
+    return this.#writing.length > 0;
+  }
+
+  breakLine(): void {
+    if (this.#midLine) this.#out.write("\n");
+    this.#midLine = false;
+  }
+
+  /** The closing lines without the answer when it was just written out as it came. */
+  closing(lines: string[]): string[] {
+    return this.#last ? lines.filter((line) => line.trim() !== this.#last) : lines;
+  }
+}
+
+/** For pipes and logs: one line per tool call and per plan change, and the answer as it is written. */
 export function plainLogView(out: NodeJS.WritableStream): RunView {
   let lastPlanLine = "";
+  const text = new WrittenText(out);
+  const line = (content: string) => {
+    text.breakLine();
+    out.write(`${content}\n`);
+  };
   return {
     event(event) {
-      if (event.type === "tool-end") out.write(`${toolLine(event)}\n`);
+      if (text.event(event)) return;
+      if (event.type === "tool-end") line(toolLine(event));
       else if (event.type === "checklist-updated") {
         const { title, items } = event.checklist;
         const done = items.filter((i) => i.status === "done").length;
         const current = items.find((i) => i.status === "in_progress");
-        const line = `plan: ${title} ${done}/${items.length} done${current ? `; now: ${current.label}` : ""}`;
-        if (line !== lastPlanLine) out.write(`${line}\n`);
-        lastPlanLine = line;
-      } else if (event.type === "context-folded") out.write(`context folded: ${event.units.length} unit(s)\n`);
+        const plan = `plan: ${title} ${done}/${items.length} done${current ? `; now: ${current.label}` : ""}`;
+        if (plan !== lastPlanLine) line(plan);
+        lastPlanLine = plan;
+      } else if (event.type === "workflow-planning-started") line(`planning (round ${event.round})…`);
+      else if (event.type === "context-folded") {
+        line(`context folded: ${event.units.length} unit(s), ~${event.tokensBefore} → ~${event.tokensAfter} tokens`);
+      }
     },
     finish(lines) {
-      for (const line of lines) out.write(`${line}\n`);
+      text.breakLine();
+      for (const line of text.closing(lines)) out.write(`${line}\n`);
     },
   };
 }
@@ -56,22 +122,29 @@ export function liveChecklistView(out: NodeJS.WritableStream & { columns?: numbe
     out.write(`${lines.join("\n")}\n`);
     drawn = lines.length;
   };
+  const text = new WrittenText(out, erase);
   return {
     event(event) {
+      // While text is being written the checklist stays away, so the text flows on one place.
+      // While text is being written the checklist stays away, so the text flows in one place.
+      if (text.event(event)) return;
+      if (event.type === "model-end" && drawn === 0) draw();
       if (event.type === "tool-end") {
+        text.breakLine();
         erase();
         out.write(`${fit(toolLine(event))}\n`);
-        draw();
+        if (!text.writing) draw();
       } else if (event.type === "checklist-updated") {
         erase();
         checklist = event.checklist;
-        draw();
+        if (!text.writing) draw();
       }
     },
     finish(lines) {
+      text.breakLine();
       erase();
       if (checklist) out.write(`${checklistLines(checklist).join("\n")}\n`);
-      for (const line of lines) out.write(`${line}\n`);
+      for (const line of text.closing(lines)) out.write(`${line}\n`);
     },
   };
 }

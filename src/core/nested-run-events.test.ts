@@ -66,7 +66,7 @@ describe("events of nested runs", () => {
     const bossRun = streamed[0]?.runId;
     const helperEvents = streamed.filter((e) => e.agent === "helper");
     expect(helperEvents.map((e) => e.type)).toEqual(["run-start", "model-start", "text-delta", "model-end", "run-end"]);
-    expect(helperEvents.every((e) => e.runId !== bossRun && e.parent?.runId === bossRun && e.parent.toolCallId === "call_d")).toBe(true);
+    expect(helperEvents.every((e) => e.runId !== bossRun && e.parent?.runId === bossRun && e.parent?.toolCallId === "call_d")).toBe(true);
     // The helper's events sit between the delegate call's start and end.
     const types = streamed.map((e) => `${e.agent}:${e.type}`);
     expect(types.indexOf("helper:run-start")).toBeGreaterThan(types.indexOf("boss:tool-start"));

@@ -213,7 +213,7 @@ describe("context folding in the CLI", () => {
     for (let i = 1; i <= 4; i++) writeFileSync(join(ws, `long${i}.txt`), Array.from({ length: 40 }, (_, n) => `line ${n} of ${i}`).join("\n"));
     const result = await runCli(["run", "Report", "--model", "scripted:demo", "--workspace", ws, "--context-budget", "800"], { home });
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/^context folded: \d+ unit\(s\)$/m);
+    expect(result.stdout).toMatch(/^context folded: \d+ unit\(s\), ~\d+ → ~\d+ tokens$/m);
     expect(readFileSync(join(ws, "report.md"), "utf8")).toContain("| long4.txt | 40 | line 0 of 4 |");
   });
 });

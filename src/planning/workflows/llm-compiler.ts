@@ -53,7 +53,8 @@ export class LLMCompiler implements Workflow {
     const stopTasks = new AbortController();
     const taskSignal = linkSignals(opts.signal, stopTasks.signal) as AbortSignal;
     const { signal } = opts;
-    const recorder = new WorkflowRecorder("llm-compiler", task, listenerSink(this.#opts.name ?? "llm-compiler", this.#opts.onEvent));
+    const name = this.#opts.name ?? "llm-compiler";
+    const recorder = new WorkflowRecorder("llm-compiler", task, listenerSink(name, this.#opts.onEvent), { name, parent: opts.parent });
     const maxRounds = this.#opts.maxRounds ?? 3;
     const finished: CompilerTask[] = [];
     const results = new Map<number, ToolResult>();
@@ -64,6 +65,7 @@ export class LLMCompiler implements Workflow {
 
     for (let round = 1; ; round++) {
       const planStarted = performance.now();
+      recorder.planningStarted();
       const parser = new CompilerPlanParser({ tools: this.#toolkit.all, finished });
       const scheduler = new TaskDagScheduler<CompilerTask, ToolResult>(
         (next, inputs) => this.#runTask(next, inputs, recorder, round, taskSignal),
@@ -88,6 +90,7 @@ export class LLMCompiler implements Workflow {
         const reply = await requestReply(this.#opts.model, messages, {
           tools: this.#toolkit.specs(),
           onText: (delta) => take(parser.push(delta)),
+          events: recorder,
           ...(signal ? { signal } : {}),
         });
         take(parser.end(reply));
@@ -108,7 +111,7 @@ export class LLMCompiler implements Workflow {
         return { id: done.id, call: describeCall(done), result: result.text, isError: result.isError };
       });
       const lastRound = round >= maxRounds;
-      const decision = await this.#join(joinerPrompt({ task, done: views, errors, lastRound }), signal);
+      const decision = await this.#join(joinerPrompt({ task, done: views, errors, lastRound }), signal, recorder);
       if (decision.action === "finish") return recorder.finish(decision.answer);
       if (lastRound) return recorder.finish(`No final answer after ${round} planning rounds. Still missing: ${decision.reason}`);
       messages.splice(2, messages.length, {
@@ -126,24 +129,32 @@ export class LLMCompiler implements Workflow {
     signal: AbortSignal,
   ): Promise<ToolResult> {
     const end = recorder.stepStarted(round, toPlannedStep(task));
-    const result = await this.#resolve(task, inputs, signal);
+    const result = await this.#resolve(task, inputs, signal, { recorder, round });
     end(result.text, result.isError);
     return result;
   }
 
-  async #resolve(task: CompilerTask, inputs: ReadonlyMap<number, ToolResult>, signal: AbortSignal): Promise<ToolResult> {
+  async #resolve(
+    task: CompilerTask,
+    inputs: ReadonlyMap<number, ToolResult>,
+    signal: AbortSignal,
+    at: { recorder: WorkflowRecorder; round: number },
+  ): Promise<ToolResult> {
     if (task.repeats !== undefined) return inputs.get(task.repeats) as ToolResult;
     if (signal.aborted) return { text: "Not run: the workflow was stopped.", isError: true };
     const failed = [...inputs].find(([, input]) => input.isError);
     if (failed) return { text: `Not run: task ${failed[0]}, whose result it needs, failed.`, isError: true };
     const texts = new Map([...inputs].map(([id, input]) => [id, input.text]));
     const tool = this.#toolkit.get(task.tool) as Tool;
-    return tool.invoke(substituteTaskResults(task.args, texts), { signal });
+    return at.recorder.invokeTool(tool, substituteTaskResults(task.args, texts), { round: at.round, stepId: String(task.id), signal });
   }
 
   /** The joiner's verdict. A reply that is not the JSON asked for is taken as the answer itself. */
-  async #join(prompt: string, signal: AbortSignal | undefined): Promise<z.output<typeof joinerDecision>> {
-    const reply = await requestReply(this.#opts.joinerModel ?? this.#opts.model, [{ role: "user", content: prompt }], signal ? { signal } : {});
+  async #join(prompt: string, signal: AbortSignal | undefined, recorder: WorkflowRecorder): Promise<z.output<typeof joinerDecision>> {
+    const reply = await requestReply(this.#opts.joinerModel ?? this.#opts.model, [{ role: "user", content: prompt }], {
+      events: recorder,
+      ...(signal ? { signal } : {}),
+    });
     const read = readJsonReply(reply.content, joinerDecision);
     return "data" in read ? read.data : { action: "finish", answer: reply.content.trim() };
   }

@@ -72,9 +72,10 @@ export class PlanAndExecute implements Workflow {
 
   async run(task: string, opts: WorkflowRunOptions = {}): Promise<WorkflowResult> {
     const { signal } = opts;
-    const recorder = new WorkflowRecorder("plan-and-execute", task, listenerSink(this.#opts.name ?? "plan-and-execute", this.#opts.onEvent));
+    const name = this.#opts.name ?? "plan-and-execute";
+    const recorder = new WorkflowRecorder("plan-and-execute", task, listenerSink(name, this.#opts.onEvent), { name, parent: opts.parent });
     const history = new StepHistory(this.#opts.historyTokenBudget ?? DEFAULT_HISTORY_BUDGET, (summary, steps) =>
-      this.#summarize(summary, steps, signal),
+      this.#summarize(summary, steps, signal, recorder),
     );
     const maxSteps = this.#opts.maxSteps ?? 20;
 
@@ -89,7 +90,7 @@ export class PlanAndExecute implements Workflow {
       emit: (event) => recorder.emit(event),
       plan: (rejection) => {
         if (rejection) planning.push({ role: "user", content: stepPlannerRejectedNote(rejection.steps, rejection.feedback) });
-        return this.#plan(planning, signal);
+        return this.#plan(planning, signal, recorder);
       },
     });
     const { review } = planned;
@@ -109,6 +110,7 @@ export class PlanAndExecute implements Workflow {
         stepExecutorInput({ question: task, plan, doneCount: done.length, history: history.render(), current, review: note }),
         id,
         signal,
+        recorder,
       );
       end(outcome.text, outcome.isError);
       lastResult = outcome.isError ? `Error: ${outcome.text}` : outcome.text;
@@ -119,7 +121,7 @@ export class PlanAndExecute implements Workflow {
 
       if (this.#opts.replan === false || done.length >= maxSteps) continue;
       const replanStarted = performance.now();
-      const decision = await this.#replan({ question: task, plan: [...done, ...remaining], doneCount: done.length, history: history.render(), review: note }, signal);
+      const decision = await this.#replan({ question: task, plan: [...done, ...remaining], doneCount: done.length, history: history.render(), review: note }, signal, recorder);
       if ("answer" in decision) return recorder.finish(decision.answer);
       if ("steps" in decision) remaining = decision.steps;
       recorder.planned({
@@ -136,12 +138,13 @@ export class PlanAndExecute implements Workflow {
    * Continues the planning conversation (which remembers rejected plans) until it yields steps, with
    * one retry after unusable output; `steps` is undefined when both attempts failed.
    */
-  async #plan(messages: Message[], signal: AbortSignal | undefined): Promise<PlannerAttempt> {
+  async #plan(messages: Message[], signal: AbortSignal | undefined, recorder: WorkflowRecorder): Promise<PlannerAttempt> {
+    recorder.planningStarted();
     const started = performance.now();
     const schema = z.object({ steps: z.array(z.string().trim().min(1)).min(1).max(this.#maxPlanSteps) });
     const errors: string[] = [];
     for (let attempt = 0; attempt < 2; attempt++) {
-      const reply = await requestReply(this.#opts.model, messages, signal ? { signal } : {});
+      const reply = await requestReply(this.#opts.model, messages, { events: recorder, ...(signal ? { signal } : {}) });
       messages.push({ role: "assistant", content: reply.content });
       const read = readJsonReply(reply.content, schema);
       if ("data" in read) return { steps: read.data.steps, errors, durationMs: performance.now() - started };
@@ -155,7 +158,9 @@ export class PlanAndExecute implements Workflow {
   async #replan(
     input: Parameters<typeof replannerPrompt>[0],
     signal: AbortSignal | undefined,
+    recorder: WorkflowRecorder,
   ): Promise<{ answer: string } | { steps: string[] } | { error: string }> {
+    recorder.planningStarted();
     const schema = z.union([
       z.object({ answer: z.string().trim().min(1) }),
       z.object({ steps: z.array(z.string().trim().min(1)).min(1).max(this.#maxPlanSteps) }),
@@ -163,13 +168,13 @@ export class PlanAndExecute implements Workflow {
     const reply = await requestReply(
       this.#opts.model,
       [{ role: "user", content: replannerPrompt(input) }],
-      signal ? { signal } : {},
+      { events: recorder, ...(signal ? { signal } : {}) },
     );
     const read = readJsonReply(reply.content, schema);
     return "data" in read ? read.data : read;
   }
 
-  #execute(input: string, id: string, signal: AbortSignal | undefined): Promise<SubAgentOutcome> {
+  #execute(input: string, id: string, signal: AbortSignal | undefined, recorder: WorkflowRecorder): Promise<SubAgentOutcome> {
     const agent: AgentOptions = {
       name: `step-${id}`,
       model: this.#opts.executorModel ?? this.#opts.model,
@@ -178,10 +183,10 @@ export class PlanAndExecute implements Workflow {
       plugins: this.#opts.executorPlugins?.() ?? [],
       ...(this.#opts.executorMaxSteps ? { maxSteps: this.#opts.executorMaxSteps } : {}),
     };
-    return runSubAgent(agent, input, signal);
+    return runSubAgent(agent, input, signal, recorder.link(id));
   }
 
-  async #summarize(previous: string, steps: readonly CompletedStep[], signal: AbortSignal | undefined): Promise<string> {
+  async #summarize(previous: string, steps: readonly CompletedStep[], signal: AbortSignal | undefined, recorder: WorkflowRecorder): Promise<string> {
     const budget = this.#opts.historyTokenBudget ?? DEFAULT_HISTORY_BUDGET;
     const reply = await requestReply(
       this.#opts.summaryModel ?? this.#opts.model,
@@ -189,7 +194,7 @@ export class PlanAndExecute implements Workflow {
         { role: "system", content: historySummaryPrompt(Math.max(20, Math.floor(budget * 0.35))) },
         { role: "user", content: `Earlier summary: ${previous || "(none)"}\n\nCompleted steps:\n${renderSteps(steps)}` },
       ],
-      signal ? { signal } : {},
+      { events: recorder, ...(signal ? { signal } : {}) },
     );
     return reply.content;
   }

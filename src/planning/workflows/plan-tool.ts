@@ -69,7 +69,10 @@ export class PlanTool implements Plugin, Workflow {
       name: PLAN_TOOL_NAME,
       description: PLAN_TOOL_DESCRIPTION,
       parameters: z.object({ task: z.string().min(1).describe("The whole task to plan and carry out, in full.") }),
-      execute: async ({ task }, ctx) => (await this.run(task, ctx.signal ? { signal: ctx.signal } : {})).answer,
+      execute: async ({ task }, ctx) => {
+        const parent = ctx.runId !== undefined ? { runId: ctx.runId, agent: ctx.agentName ?? "", ...(ctx.toolCallId ? { toolCallId: ctx.toolCallId } : {}) } : undefined;
+        return (await this.run(task, { ...(ctx.signal ? { signal: ctx.signal } : {}), ...(parent ? { parent } : {}) })).answer;
+      },
     });
   }
 
@@ -83,18 +86,24 @@ export class PlanTool implements Plugin, Workflow {
 
   async run(task: string, opts: WorkflowRunOptions = {}): Promise<WorkflowResult> {
     const { signal } = opts;
-    const recorder = new WorkflowRecorder("plan-tool", task, (event) => {
-      this.#toListener(event);
-      this.#hosts.emit(event);
-    });
+    const recorder = new WorkflowRecorder(
+      "plan-tool",
+      task,
+      (event) => {
+        this.#toListener(event);
+        this.#hosts.emit(event);
+      },
+      { name: this.name, parent: opts.parent },
+    );
     const planner = this.#planner();
+    planner.on((event) => recorder.emit(event));
     const planned = await planWithReview({
       workflow: "plan-tool",
       task,
       approve: this.#opts.approvePlan,
       emit: (event) => recorder.emit(event),
       plan: (rejection) =>
-        this.#plan(planner, rejection ? planRejectedNote(rejection.steps, rejection.feedback) : `Task: ${task}`, signal),
+        this.#plan(planner, rejection ? planRejectedNote(rejection.steps, rejection.feedback) : `Task: ${task}`, signal, recorder),
     });
     const { steps: plan, review } = planned;
     recorder.planned({
@@ -107,7 +116,7 @@ export class PlanTool implements Plugin, Workflow {
     const results: string[] = [];
     for (const [index, description] of plan.entries()) {
       const end = recorder.stepStarted(1, { id: String(index + 1), description, dependsOn: index > 0 ? [String(index)] : [] });
-      const outcome = await this.#execute(subtaskInput(task, plan, index, results, note), index, signal);
+      const outcome = await this.#execute(subtaskInput(task, plan, index, results, note), index, signal, recorder);
       end(outcome.text, outcome.isError);
       results.push(outcome.isError ? `Error: ${outcome.text}` : outcome.text);
     }
@@ -125,13 +134,14 @@ export class PlanTool implements Plugin, Workflow {
   }
 
   /** Asks the planner (which remembers earlier rounds) for subtasks, with one retry after unusable output. */
-  async #plan(planner: Agent, input: string, signal: AbortSignal | undefined): Promise<PlannerAttempt> {
+  async #plan(planner: Agent, input: string, signal: AbortSignal | undefined, recorder: WorkflowRecorder): Promise<PlannerAttempt> {
+    recorder.planningStarted();
     const started = performance.now();
     const schema = z.object({ subtasks: z.array(z.string().trim().min(1)).min(1).max(this.#maxSubtasks) });
     const errors: string[] = [];
     let message = input;
     for (let attempt = 0; attempt < 2; attempt++) {
-      const result = await planner.run(message, signal ? { signal } : {});
+      const result = await planner.run(message, { parent: recorder.childOf(), ...(signal ? { signal } : {}) });
       const read = readJsonReply(result.text, schema);
       if ("data" in read) return { steps: read.data.subtasks, errors, durationMs: performance.now() - started };
       errors.push(read.error);
@@ -140,7 +150,7 @@ export class PlanTool implements Plugin, Workflow {
     return { errors, durationMs: performance.now() - started };
   }
 
-  #execute(input: string, index: number, signal: AbortSignal | undefined): Promise<SubAgentOutcome> {
+  #execute(input: string, index: number, signal: AbortSignal | undefined, recorder: WorkflowRecorder): Promise<SubAgentOutcome> {
     const agent: AgentOptions = {
       name: `subtask-${index + 1}`,
       model: this.#opts.executorModel ?? this.#opts.model,
@@ -148,6 +158,6 @@ export class PlanTool implements Plugin, Workflow {
       tools: this.#executorTools,
       ...(this.#opts.executorMaxSteps ? { maxSteps: this.#opts.executorMaxSteps } : {}),
     };
-    return runSubAgent(agent, input, signal);
+    return runSubAgent(agent, input, signal, recorder.link(String(index + 1)));
   }
 }

@@ -38,9 +38,11 @@ export class Rewoo implements Workflow {
 
   async run(task: string, opts: WorkflowRunOptions = {}): Promise<WorkflowResult> {
     const { signal } = opts;
-    const recorder = new WorkflowRecorder("rewoo", task, listenerSink(this.#opts.name ?? "rewoo", this.#opts.onEvent));
+    const name = this.#opts.name ?? "rewoo";
+    const recorder = new WorkflowRecorder("rewoo", task, listenerSink(name, this.#opts.onEvent), { name, parent: opts.parent });
     const planStarted = performance.now();
-    const { steps, errors } = await this.#plan(task, signal);
+    recorder.planningStarted();
+    const { steps, errors } = await this.#plan(task, signal, recorder);
     recorder.planned({
       steps: (steps ?? []).map((step) => ({
         id: step.id,
@@ -55,7 +57,7 @@ export class Rewoo implements Workflow {
     const evidence = new Map<string, string>();
     for (const step of steps ?? []) {
       const end = recorder.stepStarted(1, { id: step.id, description: step.description || step.tool, dependsOn: referencedVariables(step.input) });
-      const result = await this.#work(step, substituteEvidence(step.input, evidence), signal);
+      const result = await this.#work(step, substituteEvidence(step.input, evidence), signal, recorder);
       end(result.text, result.isError);
       evidence.set(step.id, result.isError ? `Error: ${result.text}` : result.text);
     }
@@ -63,19 +65,19 @@ export class Rewoo implements Workflow {
     const reply = await requestReply(
       this.#opts.solverModel ?? this.#opts.model,
       [{ role: "user", content: rewooSolverPrompt(task, steps ?? [], evidence) }],
-      signal ? { signal } : {},
+      { events: recorder, ...(signal ? { signal } : {}) },
     );
     return recorder.finish(reply.content);
   }
 
-  async #plan(task: string, signal: AbortSignal | undefined): Promise<{ steps?: RewooStep[]; errors: string[] }> {
+  async #plan(task: string, signal: AbortSignal | undefined, recorder: WorkflowRecorder): Promise<{ steps?: RewooStep[]; errors: string[] }> {
     const messages: Message[] = [
       { role: "system", content: rewooPlannerPrompt(toolCatalog(this.#toolkit.all)) },
       { role: "user", content: `Task: ${task}` },
     ];
     const errors: string[] = [];
     for (let attempt = 0; attempt < 2; attempt++) {
-      const reply = await requestReply(this.#opts.model, messages, { tools: this.#toolkit.specs(), ...(signal ? { signal } : {}) });
+      const reply = await requestReply(this.#opts.model, messages, { tools: this.#toolkit.specs(), events: recorder, ...(signal ? { signal } : {}) });
       const parsed = parseRewooPlan(reply, this.#toolkit.names);
       if ("steps" in parsed) return { steps: parsed.steps, errors };
       errors.push(parsed.error);
@@ -85,18 +87,26 @@ export class Rewoo implements Workflow {
     return { errors };
   }
 
-  async #work(step: RewooStep, input: RewooStep["input"], signal: AbortSignal | undefined): Promise<{ text: string; isError: boolean }> {
+  async #work(
+    step: RewooStep,
+    input: RewooStep["input"],
+    signal: AbortSignal | undefined,
+    recorder: WorkflowRecorder,
+  ): Promise<{ text: string; isError: boolean }> {
     if (step.tool === LLM_WORKER) {
       const text = typeof input === "string" ? input : JSON.stringify(input);
       try {
-        const reply = await requestReply(this.#opts.workerModel ?? this.#opts.model, [{ role: "user", content: text }], signal ? { signal } : {});
+        const reply = await requestReply(this.#opts.workerModel ?? this.#opts.model, [{ role: "user", content: text }], {
+          events: recorder,
+          ...(signal ? { signal } : {}),
+        });
         return { text: reply.content, isError: false };
       } catch (error) {
         return { text: error instanceof Error ? error.message : String(error), isError: true };
       }
     }
     const tool = this.#toolkit.get(step.tool) as Tool;
-    return tool.invoke(toToolArguments(tool, input), signal ? { signal } : {});
+    return recorder.invokeTool(tool, toToolArguments(tool, input), { round: 1, stepId: step.id, signal });
   }
 }
 

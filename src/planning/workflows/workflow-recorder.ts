@@ -1,4 +1,8 @@
-import { stampEvent, type AgentEventInit, type AgentEventListener } from "../../core/events.js";
+import { randomUUID } from "node:crypto";
+import { stampEvent, type AgentEvent, type AgentEventInit, type AgentEventListener, type EventParent } from "../../core/events.js";
+import type { Tool, ToolResult } from "../../core/tool.js";
+import type { ReplyEvents } from "./model-reply.js";
+import type { SubAgentLink } from "./sub-agent.js";
 import "./workflow-events.js";
 import type { PlannedStep, PlanRound, StepRecord, WorkflowKind, WorkflowResult, WorkflowTrace } from "./workflow-trace.js";
 
@@ -17,16 +21,26 @@ export function listenerSink(name: string, listener: AgentEventListener | undefi
   };
 }
 
-/** Records one run's trace and emits the matching events, so the two never disagree. */
-export class WorkflowRecorder {
+/** Who runs a workflow: the name its events carry, and the run it serves, if any. */
+export type WorkflowRunIdentity = { name: string; parent?: EventParent | undefined };
+
+/**
+ * Records one run's trace and emits the matching events, so the two never disagree. Every event is
+ * stamped with the workflow's run, and its sub-agents' events are forwarded with that run as parent.
+ */
+export class WorkflowRecorder implements ReplyEvents {
+  readonly runId = randomUUID();
   readonly #workflow: WorkflowKind;
-  readonly #emit: WorkflowEventSink;
+  readonly #sink: WorkflowEventSink;
+  readonly #identity: WorkflowRunIdentity;
   readonly #trace: WorkflowTrace;
   readonly #started = performance.now();
+  #modelCalls = 0;
 
-  constructor(workflow: WorkflowKind, task: string, emit: WorkflowEventSink) {
+  constructor(workflow: WorkflowKind, task: string, emit: WorkflowEventSink, identity: WorkflowRunIdentity) {
     this.#workflow = workflow;
-    this.#emit = emit;
+    this.#sink = emit;
+    this.#identity = identity;
     this.#trace = { workflow, task, plans: [], steps: [], answer: "", startedAt: Date.now(), durationMs: 0 };
   }
 
@@ -36,6 +50,11 @@ export class WorkflowRecorder {
 
   get rounds(): number {
     return this.#trace.plans.length;
+  }
+
+  /** Says that the next round's planning has begun. */
+  planningStarted(): void {
+    this.#emit({ type: "workflow-planning-started", workflow: this.#workflow, round: this.#trace.plans.length + 1 });
   }
 
   planned(round: Omit<PlanRound, "round">): PlanRound {
@@ -81,8 +100,39 @@ export class WorkflowRecorder {
     };
   }
 
-  emit(event: AgentEventInit): void {
+  /** Emits an event of this run; an event of a nested run (already stamped) passes on unchanged. */
+  emit(event: AgentEventInit | AgentEvent): void {
     this.#emit(event);
+  }
+
+  nextModelStep(): number {
+    return ++this.#modelCalls;
+  }
+
+  /** The parent of a run this one starts: for a step's executor, name the step. */
+  childOf(stepId?: string): EventParent {
+    return { runId: this.runId, agent: this.#identity.name, ...(stepId !== undefined ? { stepId } : {}) };
+  }
+
+  /** How a sub-agent hangs under this run (at step `stepId`) and hands its events back. */
+  link(stepId?: string): SubAgentLink {
+    return { parent: this.childOf(stepId), forward: (event) => this.#emit(event) };
+  }
+
+  /** Runs one of the workflow's own tool calls (a ReWOO or compiler step) between tool-start and tool-end. */
+  async invokeTool(tool: Tool, args: unknown, at: { round: number; stepId: string; signal?: AbortSignal | undefined }): Promise<ToolResult> {
+    const call = { id: `step-${at.stepId}`, name: tool.name, arguments: typeof args === "string" ? args : JSON.stringify(args ?? {}) };
+    this.#emit({ type: "tool-start", step: at.round, call: { ...call } });
+    const started = Date.now();
+    const ctx = { agentName: this.#identity.name, toolCallId: call.id, runId: this.runId, ...(at.signal ? { signal: at.signal } : {}) };
+    const result = await tool.invoke(args, ctx);
+    this.#emit({ type: "tool-end", step: at.round, call, result, refused: false, durationMs: Date.now() - started });
+    return result;
+  }
+
+  #emit(event: AgentEventInit | AgentEvent): void {
+    const { name, parent } = this.#identity;
+    this.#sink(stampEvent(event, name, { runId: this.runId, ...(parent ? { parent } : {}) }));
   }
 
   finish(answer: string): WorkflowResult {

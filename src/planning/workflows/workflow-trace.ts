@@ -1,3 +1,4 @@
+import type { EventParent } from "../../core/events.js";
 import type { PlanDecision } from "./plan-approval.js";
 
 /** Which orchestrated workflow produced a trace or an event. */
@@ -55,7 +56,11 @@ export type WorkflowTrace = {
 
 export type WorkflowResult = { answer: string; trace: WorkflowTrace };
 
-export type WorkflowRunOptions = { signal?: AbortSignal };
+export type WorkflowRunOptions = {
+  signal?: AbortSignal;
+  /** The run this one serves (the agent whose tool call started it); its events carry it. */
+  parent?: EventParent;
+};
 
 /** A plan-then-execute workflow: give it a task, get the answer and how it was reached. */
 export interface Workflow {
