@@ -10,6 +10,7 @@ import type { RunRecord, RunStatus } from "../stores/run-log.js";
 import { workspaceTools } from "../tools/workspace-tools.js";
 import { CliError } from "./cli-error.js";
 import { modelsFor } from "./model-option.js";
+import { otlpTracing } from "./otlp-export.js";
 import { observeSession } from "./run-observer.js";
 import { liveChecklistView, plainLogView, type RunView } from "./run-view.js";
 import { checkApprovalMode, createSession, parseStrategy, type StrategyName } from "./strategies.js";
@@ -247,7 +248,9 @@ type DriveContext = {
 async function drive(session: StrategySession, ctx: DriveContext): Promise<number> {
   const { log, io, runId } = ctx;
   const view: RunView = io.stdout.isTTY ? liveChecklistView(io.stdout) : plainLogView(io.stdout);
+  const tracing = otlpTracing(process.env, io.stderr);
   const record = (event: AgentEvent) => {
+    tracing?.onEvent(event);
     log.appendEvent(runId, event);
     if (event.type === "turn-end" || event.type === "run-end") log.saveCheckpoint(runId, session.checkpoint());
     view.event(event);
@@ -296,6 +299,7 @@ async function drive(session: StrategySession, ctx: DriveContext): Promise<numbe
     throw error;
   } finally {
     observer.off();
+    await tracing?.shutdown();
     process.off("SIGINT", onInterrupt);
     io.signal?.removeEventListener("abort", stopFromOutside);
   }
