@@ -1,5 +1,10 @@
 /** One measured figure; printed as one JSON object per line with --json. */
-export type BenchFigure = { bench: string; metric: string; value: number; system?: string };
+export type BenchFigure = { bench: string; metric: string; value: number; system?: string; budget?: number };
 
-/** A benchmark: a name and a function that measures and returns its figures. */
-export type Benchmark = { name: string; run(): Promise<BenchFigure[]> };
+import type { Chart } from "./svg-chart.js";
+
+/**
+ * A benchmark: a name and a function that measures and returns its figures. `plots`, when given,
+ * returns the charts of the last run for `--plot` (a benchmark adds its own, e.g. claims/s against workers).
+ */
+export type Benchmark = { name: string; run(): Promise<BenchFigure[]>; plots?(): Chart[] };

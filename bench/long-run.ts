@@ -1,23 +1,36 @@
 // A long run with and without context folding: one scripted 200-step trajectory (20 plan units of
 // 10 steps, tool results of 1-3 KB: file contents and search results) replayed through the same
-// agent twice, once with contextFolding. Every request the model receives is measured with the
-// o200k tokenizer. The plan is a real PlanNotebook: its hint shows the plan at the tail of every
-// request, and its subtasks are the units folding folds along (`unit-start` / `unit-end`).
+// agent, unfolded and with contextFolding at budgets of 16k, 32k and 64k tokens of a 128k window.
+// Every request the model receives is measured with the o200k tokenizer, and priced as a provider
+// with a prompt cache bills it. The plan is a real PlanNotebook: its hint shows the plan at the tail
+// of every request, and its subtasks are the units folding folds along (`unit-start` / `unit-end`).
+// The same run at 1,000 steps (100 units) shows how the cost grows with the length of the work.
 import { z } from "zod";
 import { Agent } from "../src/core/agent.js";
+import type { Message } from "../src/core/messages.js";
 import type { ModelRequest } from "../src/core/model.js";
 import { defineTool } from "../src/core/tool.js";
 import { scriptedModel, type ScriptedTurn } from "../src/models/scripted.js";
-import { contextFolding } from "../src/planning/folding/context-folding.js";
+import { contextFolding, type ContextFolding } from "../src/planning/folding/context-folding.js";
+import { unitRef } from "../src/planning/folding/folded-record.js";
+import type { FoldingState } from "../src/planning/folding/folding-state.js";
 import { PlanNotebook } from "../src/planning/notebook/plan-notebook.js";
 import type { Benchmark, BenchFigure } from "./figure.js";
+import type { Chart } from "./svg-chart.js";
 import { countTokens } from "./tokens.js";
 
 const BENCH = "long-run";
 const UNITS = 20;
+/** The long variant of the same run, for growth_1000_over_200. */
+const LONG_UNITS = 100;
 const STEPS_PER_UNIT = 10;
-/** The folded agent's model: a 128k context window, with contextFolding's default share of it. */
+/** The folded agent's model: a 128k context window. */
 const CONTEXT_WINDOW = 128_000;
+/** The headline budget (figures without a `budget` field), then the trade-off on either side. */
+const BUDGET_TOKENS = 32_000;
+const OTHER_BUDGETS = [16_000, 64_000];
+/** What a cached input token costs against an uncached one at the large providers (a cache read). */
+const CACHED_READ_PRICE = 0.1;
 /** Per-message framing a chat API adds around each message (role, separators). */
 const MESSAGE_OVERHEAD_TOKENS = 3;
 const SYSTEM_PROMPT =
@@ -106,18 +119,27 @@ function hash(text: string): number {
 
 // ---- the plan: a real PlanNotebook, whose hint carries the plan at the tail of every request ------
 
-const PLAN = {
-  name: "Retry and timeout audit",
-  description: "Audit every service of the platform for unsafe retry and timeout settings, and fix them.",
-  expected_outcome: "Every service retries with backoff and a cap, and times out within 10 s.",
-  subtasks: SERVICES.map((service) => ({
-    name: `Audit the ${service} service`,
-    description: `Read the ${service} client, its retry and timeout settings and their tests; fix what is unsafe.`,
-    expected_outcome: "Safe retries and timeouts, with the change noted.",
-  })),
-};
+/** Unit i's service: the twenty services, then the same again in a second region, and so on. */
+function serviceOf(i: number): string {
+  const base = SERVICES[i % SERVICES.length] ?? "service";
+  const round = Math.floor(i / SERVICES.length);
+  return round === 0 ? base : `${base}-${round + 1}`;
+}
 
-// ---- the trajectory: 20 units × 10 steps, then the answer -----------------------------------------
+function planOf(units: number) {
+  return {
+    name: "Retry and timeout audit",
+    description: "Audit every service of the platform for unsafe retry and timeout settings, and fix them.",
+    expected_outcome: "Every service retries with backoff and a cap, and times out within 10 s.",
+    subtasks: Array.from({ length: units }, (_, i) => serviceOf(i)).map((service) => ({
+      name: `Audit the ${service} service`,
+      description: `Read the ${service} client, its retry and timeout settings and their tests; fix what is unsafe.`,
+      expected_outcome: "Safe retries and timeouts, with the change noted.",
+    })),
+  };
+}
+
+// ---- the trajectory: units × 10 steps, then the answer --------------------------------------------
 
 type Call = { name: string; arguments: Record<string, unknown> };
 
@@ -125,15 +147,15 @@ type Call = { name: string; arguments: Record<string, unknown> };
  * Unit i's ten steps. The first unit's first step creates the plan and starts subtask 0; finishing a
  * subtask starts the next one, and the last finish closes the plan in the same turn.
  */
-function unitSteps(i: number): Call[][] {
-  const service = SERVICES[i] ?? "service";
+function unitSteps(i: number, units: number): Call[][] {
+  const service = serviceOf(i);
   const root = `services/${service}/src`;
   const begin: Call[] =
     i === 0
-      ? [{ name: "create_plan", arguments: PLAN }, { name: "update_subtask_state", arguments: { subtask_idx: 0, state: "in_progress" } }]
+      ? [{ name: "create_plan", arguments: planOf(units) }, { name: "update_subtask_state", arguments: { subtask_idx: 0, state: "in_progress" } }]
       : [];
   const finish: Call[] = [{ name: "finish_subtask", arguments: { subtask_idx: i, subtask_outcome: `${service}: retries capped at 3 with jitter, timeouts at 10 s` } }];
-  if (i === UNITS - 1) finish.push({ name: "finish_plan", arguments: { state: "done", outcome: "All twenty services retry safely and time out within 10 s." } });
+  if (i === units - 1) finish.push({ name: "finish_plan", arguments: { state: "done", outcome: "Every service retries safely and times out within 10 s." } });
   return [
     [...begin, { name: "read_file", arguments: { path: `${root}/client.ts` } }],
     [{ name: "read_file", arguments: { path: `${root}/retry.ts` } }],
@@ -148,14 +170,24 @@ function unitSteps(i: number): Call[][] {
   ];
 }
 
-type Measured = { maxRequestTokens: number; totalPromptTokens: number; prefixBreaks: number; planAtTailShare: number; requests: number };
+type Measured = {
+  maxRequestTokens: number;
+  totalPromptTokens: number;
+  cacheCost: number;
+  prefixBreaks: number;
+  planAtTailShare: number;
+  /** Request sizes in call order, for the plots. */
+  requestTokens: number[];
+};
 
-async function replay(folded: boolean): Promise<Measured & { foldingBreaks: number }> {
+type Replay = Measured & { memory: Message[]; folding: ContextFolding | undefined };
+
+async function replay(units: number, budgetTokens?: number): Promise<Replay> {
   const plan = new PlanNotebook();
   let planAtTail = 0;
   const turns: ScriptedTurn[] = [];
-  for (let i = 0; i < UNITS; i++) {
-    for (const calls of unitSteps(i)) {
+  for (let i = 0; i < units; i++) {
+    for (const calls of unitSteps(i, units)) {
       turns.push((req) => {
         if (req.messages.at(-1)?.content === plan.hint()) planAtTail++;
         return { toolCalls: calls };
@@ -163,40 +195,72 @@ async function replay(folded: boolean): Promise<Measured & { foldingBreaks: numb
     }
   }
   turns.push("Every service is audited; unsafe retry and timeout settings are fixed.");
-  if (turns.length !== UNITS * STEPS_PER_UNIT + 1) throw new Error("long-run: the trajectory must be 200 steps and an answer");
 
   const model = scriptedModel(turns);
-  const folding = folded ? contextFolding({ contextWindow: CONTEXT_WINDOW }) : undefined;
+  const folding = budgetTokens === undefined ? undefined : contextFolding({ contextWindow: CONTEXT_WINDOW, budgetTokens });
   const agent = new Agent({
     model,
     systemPrompt: SYSTEM_PROMPT,
     tools: [readFile, searchWeb, editFile],
     plugins: folding ? [plan, folding] : [plan],
-    maxSteps: UNITS * STEPS_PER_UNIT + 1,
+    maxSteps: units * STEPS_PER_UNIT + 1,
   });
   const result = await agent.run(TASK);
   if (result.stopReason !== "final") throw new Error(`long-run: the replay stopped with ${result.stopReason}`);
 
   const sizes = model.requests.map(requestTokens);
-  const toolCallRequests = model.requests.length - 1;
+  const prefixBreaks = countPrefixBreaks(model.requests);
+  if (folding && prefixBreaks !== folding.stats.prefixBreaks) {
+    throw new Error(`long-run: ${prefixBreaks} prefix breaks seen in the requests, but folding reported ${folding.stats.prefixBreaks}`);
+  }
   return {
     maxRequestTokens: Math.max(...sizes),
-    totalPromptTokens: sizes.reduce((a, b) => a + b, 0),
-    prefixBreaks: countPrefixBreaks(model.requests),
-    foldingBreaks: folding?.stats.prefixBreaks ?? 0,
-    planAtTailShare: planAtTail / toolCallRequests,
-    requests: model.requests.length,
+    totalPromptTokens: sum(sizes),
+    cacheCost: Math.round(cacheCost(model.requests)),
+    prefixBreaks,
+    planAtTailShare: planAtTail / (model.requests.length - 1),
+    requestTokens: sizes,
+    memory: agent.memory,
+    folding,
   };
+}
+
+/** Tokens of one message as a provider would bill it, framing included. */
+function messageTokens(message: Message): number {
+  let total = MESSAGE_OVERHEAD_TOKENS + cachedCount(message.content);
+  if (message.role === "assistant") for (const call of message.toolCalls ?? []) total += cachedCount(call.name) + cachedCount(call.arguments);
+  return total;
 }
 
 /** Tokens of one request as a provider would bill it: messages, their framing, and the tool specs. */
 function requestTokens(req: ModelRequest): number {
-  let total = cachedCount(JSON.stringify(req.tools));
-  for (const message of req.messages) {
-    total += MESSAGE_OVERHEAD_TOKENS + cachedCount(message.content);
-    if (message.role === "assistant") for (const call of message.toolCalls ?? []) total += cachedCount(call.name) + cachedCount(call.arguments);
+  return cachedCount(JSON.stringify(req.tools)) + sum(req.messages.map(messageTokens));
+}
+
+/**
+ * What the run costs with a prompt cache, in uncached-token equivalents: each request's longest
+ * common prefix with the previous request (tools, then whole messages) is a cache read at
+ * CACHED_READ_PRICE, the rest full price. Every request asks the cache, as providers that cache
+ * automatically (or with a breakpoint on the stable prefix) do.
+ */
+function cacheCost(requests: readonly ModelRequest[]): number {
+  let cost = 0;
+  let previous: ModelRequest | undefined;
+  for (const req of requests) {
+    const tools = cachedCount(JSON.stringify(req.tools));
+    let cached = 0;
+    if (previous && JSON.stringify(previous.tools) === JSON.stringify(req.tools)) {
+      cached = tools;
+      for (let i = 0; i < req.messages.length && i < previous.messages.length; i++) {
+        const message = req.messages[i] as Message;
+        if (JSON.stringify(message) !== JSON.stringify(previous.messages[i])) break;
+        cached += messageTokens(message);
+      }
+    }
+    cost += requestTokens(req) - cached + cached * CACHED_READ_PRICE;
+    previous = req;
   }
-  return total;
+  return cost;
 }
 
 // The same messages come back in request after request; count each text once.
@@ -221,21 +285,79 @@ function countPrefixBreaks(requests: readonly ModelRequest[]): number {
   return breaks;
 }
 
+/**
+ * 1 when recall gives back every folded original byte for byte: each folded unit's messages and each
+ * stubbed result, against the same messages in the unfolded run's memory; 0 otherwise.
+ */
+async function recallExact(folding: ContextFolding, unfoldedMemory: readonly Message[]): Promise<number> {
+  const recall = folding.tools?.().find((tool) => tool.name === "recall");
+  if (!recall) throw new Error("long-run: contextFolding offers no recall tool");
+  const originals = new Set(unfoldedMemory.map((message) => JSON.stringify(message)));
+  const state = folding.saveState?.() as FoldingState;
+  if (state.units.length === 0) throw new Error("long-run: nothing was folded, so recall was not tested");
+  for (const ref of new Set(state.units.map((fold) => unitRef(fold.unit)))) {
+    const result = await recall.invoke({ unit: ref });
+    if (result.isError) return 0;
+    const { messages } = JSON.parse(result.text) as { messages: Message[] };
+    if (!messages.every((message) => originals.has(JSON.stringify(message)))) return 0;
+  }
+  for (const stub of state.stubs) {
+    const original = unfoldedMemory.find((m) => m.role === "tool" && m.toolCallId === stub.original.toolCallId);
+    const result = await recall.invoke({ unit: stub.original.toolCallId });
+    if (result.isError || result.text !== original?.content) return 0;
+  }
+  return 1;
+}
+
+function sum(values: readonly number[]): number {
+  return values.reduce((a, b) => a + b, 0);
+}
+
+/** Request sizes per call, unfolded and folded at each budget, of the last run: what `--plot` draws. */
+let lastSeries: { name: string; requestTokens: number[] }[] = [];
+
 export const longRunBenchmark: Benchmark = {
   name: BENCH,
   async run(): Promise<BenchFigure[]> {
-    const unfolded = await replay(false);
-    const folded = await replay(true);
-    if (folded.prefixBreaks !== folded.foldingBreaks) {
-      throw new Error(`long-run: ${folded.prefixBreaks} prefix breaks seen in the requests, but folding reported ${folded.foldingBreaks}`);
+    const unfolded = await replay(UNITS);
+    const figures: BenchFigure[] = [];
+    const series = [{ name: "unfolded", requestTokens: unfolded.requestTokens }];
+    for (const budget of [BUDGET_TOKENS, ...OTHER_BUDGETS]) {
+      const folded = await replay(UNITS, budget);
+      const long = await replay(LONG_UNITS, budget);
+      series.push({ name: `folded, ${budget / 1000}k budget`, requestTokens: folded.requestTokens });
+      // The headline budget's figures carry no budget field; the others name theirs.
+      const tag = budget === BUDGET_TOKENS ? {} : { budget };
+      const figure = (metric: string, value: number): BenchFigure => ({ bench: BENCH, metric, system: "folded", ...tag, value });
+      figures.push(
+        figure("max_request_tokens", folded.maxRequestTokens),
+        figure("total_prompt_tokens", folded.totalPromptTokens),
+        figure("cache_cost", folded.cacheCost),
+        figure("prefix_breaks", folded.prefixBreaks),
+        figure("plan_at_tail_share", folded.planAtTailShare),
+        figure("growth_1000_over_200", Math.round((long.totalPromptTokens / folded.totalPromptTokens) * 100) / 100),
+        figure("recall_exact", await recallExact(folded.folding as ContextFolding, unfolded.memory)),
+      );
+      if (budget === BUDGET_TOKENS) {
+        const unfoldedFigure = (metric: string, value: number): BenchFigure => ({ bench: BENCH, metric, system: "unfolded", value });
+        figures.push(
+          unfoldedFigure("max_request_tokens", unfolded.maxRequestTokens),
+          unfoldedFigure("total_prompt_tokens", unfolded.totalPromptTokens),
+          unfoldedFigure("cache_cost", unfolded.cacheCost),
+        );
+      }
     }
-    return [
-      { bench: BENCH, metric: "max_request_tokens", system: "folded", value: folded.maxRequestTokens },
-      { bench: BENCH, metric: "max_request_tokens", system: "unfolded", value: unfolded.maxRequestTokens },
-      { bench: BENCH, metric: "total_prompt_tokens", system: "folded", value: folded.totalPromptTokens },
-      { bench: BENCH, metric: "total_prompt_tokens", system: "unfolded", value: unfolded.totalPromptTokens },
-      { bench: BENCH, metric: "prefix_breaks", system: "folded", value: folded.prefixBreaks },
-      { bench: BENCH, metric: "plan_at_tail_share", system: "folded", value: folded.planAtTailShare },
-    ];
+    lastSeries = series;
+    return figures;
   },
+  plots: (): Chart[] => [
+    {
+      name: "long-run-request-tokens",
+      title: "Request size per model call, 200-step run",
+      xLabel: "model call",
+      yLabel: "request tokens (o200k)",
+      kind: "line",
+      series: lastSeries.map(({ name, requestTokens }) => ({ name, points: requestTokens.map((tokens, i): [number, number] => [i + 1, tokens]) })),
+    },
+  ],
 };

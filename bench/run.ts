@@ -1,5 +1,9 @@
-// `npm run bench [-- --json] [-- --only name,name]`: runs the benchmarks side by side in one process.
+// `npm run bench [-- --json] [-- --only name,name] [-- --plot DIR]`: runs the benchmarks side by side in
+// one process; with --plot, each benchmark's charts are written to DIR as SVG files.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Benchmark, BenchFigure } from "./figure.js";
+import { renderChart } from "./svg-chart.js";
 import { longRunBenchmark } from "./long-run.js";
 import { todoContextBenchmark } from "./todo-context.js";
 import { planNotebookPromptsBenchmark } from "./plan-notebook-prompts.js";
@@ -13,6 +17,12 @@ const args = process.argv.slice(2);
 const json = args.includes("--json");
 const onlyIndex = args.indexOf("--only");
 const only = onlyIndex >= 0 ? new Set((args[onlyIndex + 1] ?? "").split(",")) : undefined;
+const plotIndex = args.indexOf("--plot");
+const plotDir = plotIndex >= 0 ? args[plotIndex + 1] : undefined;
+if (plotIndex >= 0 && (!plotDir || plotDir.startsWith("--"))) {
+  process.stderr.write("bench: --plot needs a folder to write the charts to, e.g. --plot docs/bench\n");
+  process.exit(2);
+}
 const unknown = only ? [...only].filter((name) => !benchmarks.some((b) => b.name === name)) : [];
 if (unknown.length > 0) {
   process.stderr.write(`bench: unknown benchmark ${unknown.join(", ")}; known: ${benchmarks.map((b) => b.name).join(", ")}\n`);
@@ -26,7 +36,16 @@ for (const benchmark of benchmarks) {
     if (json) process.stdout.write(`${JSON.stringify(figure)}\n`);
     else {
       const system = figure.system ? ` [${figure.system}]` : "";
-      process.stdout.write(`${figure.bench}.${figure.metric}${system}: ${figure.value}\n`);
+      const budget = figure.budget ? ` (budget ${figure.budget})` : "";
+      process.stdout.write(`${figure.bench}.${figure.metric}${system}${budget}: ${figure.value}\n`);
+    }
+  }
+  if (plotDir) {
+    mkdirSync(plotDir, { recursive: true });
+    for (const chart of benchmark.plots?.() ?? []) {
+      const file = join(plotDir, `${chart.name}.svg`);
+      writeFileSync(file, renderChart(chart));
+      process.stderr.write(`bench: wrote ${file}\n`);
     }
   }
 }

@@ -230,6 +230,22 @@ function planningTokens(request: ModelRequest): number {
   return tokens;
 }
 
+/**
+ * The size of each planning prompt as the model receives it: the write_todos tool (description and
+ * schema), what the framework adds to the system prompt, and the largest list recited at the tail.
+ */
+function promptSizes(requests: readonly ModelRequest[]): { tool: number; system: number; recitation: number } {
+  const last = requests.at(-1) as ModelRequest;
+  const spec = last.tools.find((s) => s.name === "write_todos");
+  const system = last.messages.find((m) => m.role === "system");
+  const recitations = requests.map((req) => req.messages.at(-1)).filter((m) => m?.role === "user" && m.content !== TASK);
+  return {
+    tool: spec ? countTokens(JSON.stringify(spec)) : 0,
+    system: system ? countTokens(system.content) - countTokens(SYSTEM_PROMPT) : 0,
+    recitation: Math.max(0, ...recitations.map((m) => countTokens(m?.content ?? ""))),
+  };
+}
+
 function measure(system: string, requests: ModelRequest[], cost: StepCost): BenchFigure[] {
   const texts = requests.map(render);
   const sizes = texts.map(countTokens);
@@ -244,7 +260,11 @@ function measure(system: string, requests: ModelRequest[], cost: StepCost): Benc
     return (list ?? []).every((todo) => last.includes(todo.content));
   });
   const figure = (metric: string, value: number): BenchFigure => ({ bench: BENCH, metric, system, value });
+  const prompts = promptSizes(requests);
   return [
+    figure("tool_prompt_tokens", prompts.tool),
+    figure("system_prompt_addition_tokens", prompts.system),
+    figure("recitation_tokens", prompts.recitation),
     figure("prompt_tokens", sizes.reduce((sum, n) => sum + n, 0)),
     figure("planning_tokens", requests.reduce((sum, req) => sum + planningTokens(req), 0)),
     figure("tail_share", round(atTail.length / afterFirstWrite.length)),

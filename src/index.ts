@@ -17,7 +17,7 @@ export type { AgentState } from "./core/state.js";
 export { askUserTool } from "./core/ask-user.js";
 export type { ApprovalDecision, ApprovalDecisions, PendingCall, PendingTurn } from "./core/approval.js";
 export type { PermissionDecision, PermissionPolicy, PermissionRule } from "./core/permissions.js";
-export { scriptedModel } from "./models/scripted.js";
+export { scriptedModel, reactiveModel } from "./models/scripted.js";
 export type { ScriptedTurn, ScriptedModel, ScriptedModelOptions } from "./models/scripted.js";
 export { todoList, TODO_STATE_VERSION } from "./planning/todos/todo-list.js";
 export type { TodoList, TodoListOptions } from "./planning/todos/todo-list.js";
@@ -27,6 +27,7 @@ export type { PlanNotebookOptions, PlanNotebookState, PlanChange, PlanChangeHook
 export { Plan, SubTask, PLAN_STATES, SETTABLE_SUBTASK_STATES } from "./planning/notebook/plan.js";
 export type { PlanData, SubTaskData, PlanInput, SubTaskInput, PlanState, SettableSubTaskState } from "./planning/notebook/plan.js";
 export { defaultPlanToHint } from "./planning/notebook/hints.js";
+export type { RecommendedCall } from "./planning/notebook/hints.js";
 export type { PlanStorage } from "./planning/notebook/plan-storage.js";
 export { MemoryPlanStorage } from "./planning/notebook/memory-plan-storage.js";
 export { SqlitePlanStorage } from "./stores/sqlite-plan-storage.js";
@@ -67,39 +68,41 @@ export { workspaceTools, readOnlyWorkspaceTools } from "./tools/workspace-tools.
 export type { WorkspaceToolsOptions } from "./tools/workspace-tools.js";
 export { DEFAULT_WORKSPACE_LIMITS } from "./tools/workspace-limits.js";
 export type { WorkspaceLimits } from "./tools/workspace-limits.js";
+export { DEFAULT_PROTECTED_PATHS } from "./tools/protected-paths.js";
+export type { ProtectedPaths } from "./tools/protected-paths.js";
 export { mcpTools } from "./integrations/mcp-tools.js";
 export type { McpTools, McpServerSpec, McpStdioServerSpec, McpHttpServerSpec } from "./integrations/mcp-tools.js";
 export { aiSdkPlanning } from "./integrations/ai-sdk-planning.js";
 export { openTelemetry } from "./integrations/open-telemetry.js";
 export type { OpenTelemetryOptions, OpenTelemetryPlugin } from "./integrations/open-telemetry.js";
 export type { AiSdkPlanning, AiSdkPlanningOptions, AiTools } from "./integrations/ai-sdk-planning.js";
-export { PlanTool } from "./planning/workflows/plan-tool.js";
-export type { PlanToolOptions } from "./planning/workflows/plan-tool.js";
-export { PlanAndExecute } from "./planning/workflows/plan-and-execute.js";
-export type { PlanAndExecuteOptions } from "./planning/workflows/plan-and-execute.js";
-export { Rewoo } from "./planning/workflows/rewoo.js";
-export type { RewooOptions } from "./planning/workflows/rewoo.js";
-export type { RewooStep } from "./planning/workflows/rewoo-plan-parser.js";
-export { LLMCompiler } from "./planning/workflows/llm-compiler.js";
-export type { LLMCompilerOptions } from "./planning/workflows/llm-compiler.js";
-export { CompilerPlanParser } from "./planning/workflows/compiler-plan-parser.js";
-export type { CompilerTask, CompilerPlanParserOptions, PlanParseEvent } from "./planning/workflows/compiler-plan-parser.js";
-export { TaskDagScheduler } from "./planning/workflows/task-dag-scheduler.js";
-export type { DagTask, DagTaskRunner } from "./planning/workflows/task-dag-scheduler.js";
+export { PlanTool } from "./planning/workflows/plan-tool/plan-tool.js";
+export type { PlanToolOptions } from "./planning/workflows/plan-tool/plan-tool.js";
+export { PlanAndExecute } from "./planning/workflows/plan-and-execute/plan-and-execute.js";
+export type { PlanAndExecuteOptions } from "./planning/workflows/plan-and-execute/plan-and-execute.js";
+export { Rewoo } from "./planning/workflows/rewoo/rewoo.js";
+export type { RewooOptions } from "./planning/workflows/rewoo/rewoo.js";
+export type { RewooStep } from "./planning/workflows/rewoo/rewoo-plan-parser.js";
+export { LLMCompiler } from "./planning/workflows/llm-compiler/llm-compiler.js";
+export type { LLMCompilerOptions } from "./planning/workflows/llm-compiler/llm-compiler.js";
+export { CompilerPlanParser } from "./planning/workflows/llm-compiler/compiler-plan-parser.js";
+export type { CompilerTask, CompilerPlanParserOptions, PlanParseEvent } from "./planning/workflows/llm-compiler/compiler-plan-parser.js";
+export { TaskDagScheduler } from "./planning/workflows/llm-compiler/task-dag-scheduler.js";
+export type { DagTask, DagTaskRunner } from "./planning/workflows/llm-compiler/task-dag-scheduler.js";
 export type { WorkflowEventType } from "./planning/workflows/workflow-events.js";
+export { WORKFLOW_STATE_VERSION } from "./planning/workflows/workflow.js";
 export type {
   Workflow,
-  WorkflowKind,
+  WorkflowOutcome,
   WorkflowResult,
   WorkflowRunOptions,
-  WorkflowTrace,
-  PlanRound,
-  PlannedStep,
-  StepRecord,
-} from "./planning/workflows/workflow-trace.js";
+  WorkflowState,
+  WorkflowStopReason,
+} from "./planning/workflows/workflow.js";
+export type { WorkflowKind, WorkflowTrace, PlanRound, PlannedStep, StepRecord } from "./planning/workflows/workflow-trace.js";
 export { startViewer } from "./web/viewer-server.js";
 export type { Viewer, ViewerOptions } from "./web/viewer-server.js";
 export type { EventStreamStat } from "./web/run-event-stream.js";
-export type { PlanApprover, PlanDecision } from "./planning/workflows/plan-approval.js";
-export type { PlanReview } from "./planning/workflows/workflow-trace.js";
+export type { PlanApprover } from "./planning/workflows/plan-approval.js";
+export type { PlanDecision, PlanReview } from "./planning/workflows/plan-review.js";
 export type { TaskBoardSubscription } from "./stores/postgres-task-store.js";

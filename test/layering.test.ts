@@ -39,3 +39,27 @@ describe("layering", () => {
     expect(violations).toEqual([]);
   });
 });
+
+// Framework adapters load frameworks a user may not have installed: only their own subpath
+// (`stepwise/langchain`, `stepwise/openai-agents`) may reach them, never the package root.
+const OPTIONAL_PEERS = ["langchain", "@langchain/", "@openai/agents"];
+
+describe("optional peers", () => {
+  it("nothing the package root loads imports LangChain.js or the OpenAI Agents SDK", () => {
+    const reached = new Set<string>();
+    const offending: string[] = [];
+    const visit = (file: string) => {
+      if (reached.has(file)) return;
+      reached.add(file);
+      const text = readFileSync(file, "utf8");
+      for (const match of text.matchAll(/^\s*(?:import|export)(?!\s+type\b)[^;]*?from\s+"([^"]+)"/gms)) {
+        const specifier = match[1] ?? "";
+        if (specifier.startsWith(".")) visit(resolve(file, "..", specifier.replace(/\.js$/, ".ts")));
+        else if (OPTIONAL_PEERS.some((peer) => specifier === peer || specifier.startsWith(peer))) offending.push(`${relative(SRC, file)} -> ${specifier}`);
+      }
+    };
+    visit(join(SRC, "index.ts"));
+    expect(reached.size).toBeGreaterThan(20);
+    expect(offending).toEqual([]);
+  });
+});

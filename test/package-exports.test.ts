@@ -1,4 +1,9 @@
-import { describe, expect, it } from "vitest";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
 
 // The built package is what users import: `npm test` builds first (pretest), so this checks dist/.
 // The path is a variable so type-checking does not need a build; the types come from the sources.
@@ -65,5 +70,87 @@ describe("package root (dist/index.js): DESIGN.md's public contract", () => {
       ["blockedBy", "blocks", "createdAt", "description", "id", "metadata", "owner", "state", "subject"].sort(),
     );
     expect(task).toMatchObject({ id: "1", subject: "First", state: "pending", owner: null, blocks: [], blockedBy: [], metadata: {} });
+  });
+});
+
+// A project of a user's, in a temporary folder, that installs this package (a link to the repository,
+// whose package.json and built dist/ it then sees as an install from npm or a git URL would).
+function userProject(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), "stepwise-user-"));
+  projects.push(dir);
+  mkdirSync(join(dir, "node_modules"));
+  symlinkSync(REPO, join(dir, "node_modules", "stepwise"), "dir");
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+  return dir;
+}
+const REPO = fileURLToPath(new URL("..", import.meta.url));
+const TSC = join(REPO, "node_modules", "typescript", "bin", "tsc");
+const projects: string[] = [];
+afterAll(() => projects.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+const run = (file: string, args: string[], cwd: string) => spawnSync(process.execPath, [file, ...args], { cwd, encoding: "utf8" });
+
+describe("subpath exports", () => {
+  it("stepwise/models, /planning, /mcp and /testing load on their own and give the root's very objects", () => {
+    const subpaths = ["models", "planning", "mcp", "testing"];
+    const dir = userProject({
+      "check.mjs": [
+        'import * as root from "stepwise";',
+        ...subpaths.map((s, i) => `import * as sub${i} from "stepwise/${s}";`),
+        `const subs = { ${subpaths.map((s, i) => `${JSON.stringify(s)}: sub${i}`).join(", ")} };`,
+        "const report = {};",
+        "for (const [name, mod] of Object.entries(subs)) {",
+        "  report[name] = { names: Object.keys(mod), notRoot: Object.keys(mod).filter((k) => root[k] !== mod[k]) };",
+        "}",
+        "console.log(JSON.stringify(report));",
+      ].join("\n"),
+    });
+    const result = run("check.mjs", [], dir);
+    expect(result.status, result.stderr).toBe(0);
+    const report = JSON.parse(result.stdout) as Record<string, { names: string[]; notRoot: string[] }>;
+    expect(report["models"]?.names).toEqual(expect.arrayContaining(["openAICompatibleModel", "anthropicModel", "aiSdkModel", "resolveModel", "ModelError"]));
+    expect(report["planning"]?.names).toEqual(
+      expect.arrayContaining(["PlanNotebook", "TaskBoard", "todoList", "contextFolding", "PlanTool", "PlanAndExecute", "Rewoo", "LLMCompiler", "WORKFLOW_STATE_VERSION"]),
+    );
+    expect(report["mcp"]?.names).toEqual(expect.arrayContaining(["createMcpServer", "serveMcpStdio", "startMcpHttpServer", "mcpTools"]));
+    expect(report["testing"]?.names.sort()).toEqual(["reactiveModel", "scriptedModel"]);
+    for (const name of subpaths) expect(report[name]?.notRoot, name).toEqual([]);
+  });
+});
+
+describe("CommonJS users", () => {
+  it("a .cts file that imports stepwise type-checks with tsc and runs with require()", () => {
+    const dir = userProject({
+      "main.cts": [
+        'import { Agent, scriptedModel } from "stepwise";',
+        'import { reactiveModel } from "stepwise/testing";',
+        "const agent = new Agent({ model: scriptedModel([\"hello from CommonJS\"]) });",
+        'agent.run("hi").then((result) => console.log(result.text, typeof reactiveModel, typeof require));',
+      ].join("\n"),
+      "tsconfig.json": JSON.stringify({
+        compilerOptions: { module: "nodenext", moduleResolution: "nodenext", strict: true, types: [], skipLibCheck: true, outDir: "out" },
+        files: ["main.cts"],
+      }),
+    });
+    const checked = run(TSC, ["-p", "."], dir);
+    expect(checked.status, checked.stdout).toBe(0);
+    const result = run(join("out", "main.cjs"), [], dir);
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout.trim()).toBe("hello from CommonJS function function");
+  });
+
+  it("an install from a git URL builds dist/: the prepare script runs the build", () => {
+    const pkg = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { scripts: Record<string, string>; files: string[] };
+    expect(pkg.scripts["prepare"]).toBe("npm run build");
+    expect(pkg.files).toEqual(["dist"]);
+  });
+});
+
+describe("framework subpaths (dist/integrations)", () => {
+  it("stepwise/langchain and stepwise/openai-agents load from the build", async () => {
+    const langchain = (await import(new URL("../dist/integrations/langchain-planning.js", import.meta.url).href)) as Record<string, unknown>;
+    const openaiAgents = (await import(new URL("../dist/integrations/openai-agents-planning.js", import.meta.url).href)) as Record<string, unknown>;
+    expect(typeof langchain["langChainPlanning"]).toBe("function");
+    expect(typeof openaiAgents["openAIAgentsPlanning"]).toBe("function");
   });
 });

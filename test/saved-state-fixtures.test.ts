@@ -1,11 +1,24 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { Agent, contextFolding, PlanNotebook, scriptedModel, TaskBoard, todoList, type AgentState } from "../src/index.js";
+import { z } from "zod";
+import {
+  Agent,
+  contextFolding,
+  defineTool,
+  LLMCompiler,
+  PlanAndExecute,
+  PlanNotebook,
+  scriptedModel,
+  TaskBoard,
+  todoList,
+  type AgentState,
+  type WorkflowState,
+} from "../src/index.js";
 
 // Saved states written by earlier versions: every one must keep loading. Add a fixture whenever a
 // saved shape changes; never edit one.
-function fixture(name: string): AgentState {
-  return JSON.parse(readFileSync(new URL(`./fixtures/saved-states/${name}`, import.meta.url), "utf8")) as AgentState;
+function fixture<T = AgentState>(name: string): T {
+  return JSON.parse(readFileSync(new URL(`./fixtures/saved-states/${name}`, import.meta.url), "utf8")) as T;
 }
 
 describe("saved-state fixtures", () => {
@@ -43,5 +56,34 @@ describe("saved-state fixtures", () => {
     ]);
     expect(subtasks.every((s) => typeof s.id === "string" && s.id.length > 0)).toBe(true);
     expect(notebook.hint()).toContain("call 'finish_subtask' with subtask_idx=1");
+  });
+
+  it("v1, a plan-and-execute run paused on a revised plan: resumes with the approval and finishes", async () => {
+    const state = fixture<WorkflowState>("v1-workflow-plan-and-execute-awaiting-replan-approval.json");
+    const echo = (req: { messages: { content: string }[] }) => `did: ${/Current step: (.*)/.exec(String(req.messages.at(-1)?.content))?.[1]}`;
+    const executor = scriptedModel([echo, echo]);
+    const workflow = new PlanAndExecute({ model: scriptedModel(['{"steps": ["Double it"]}', '{"answer": "twice is 20"}']), executorModel: executor, approvePlans: true });
+    const outcome = await workflow.run(state.task, { state, decisions: { "plan-2": { action: "approve" } } });
+    expect(outcome).toMatchObject({ stopReason: "final", text: "twice is 20" });
+    expect(outcome.trace.steps.map((s) => s.result)).toEqual(["did: Fetch the price", "did: Read the price list", "did: Double it"]);
+  });
+
+  it("v1, a compiler run saved mid-round: resumes without calling the finished task again", async () => {
+    const state = fixture<WorkflowState>("v1-workflow-compiler-mid-round.json");
+    const calls: string[] = [];
+    const note = defineTool({
+      name: "note",
+      description: "Notes a name.",
+      parameters: z.object({ name: z.string() }),
+      execute: ({ name }) => {
+        calls.push(name);
+        return `noted ${name}`;
+      },
+    });
+    const plan = ['{"id": 1, "tool": "note", "args": {"name": "a"}}', '{"id": 2, "tool": "note", "args": {"name": "b from $1"}}', '{"tool": "join"}'].join("\n");
+    const compiler = new LLMCompiler({ model: scriptedModel([plan, '{"action": "finish", "answer": "noted both"}']), tools: [note] });
+    const outcome = await compiler.run(state.task, { state });
+    expect(outcome).toMatchObject({ stopReason: "final", text: "noted both" });
+    expect(calls).toEqual(["b from noted a"]);
   });
 });

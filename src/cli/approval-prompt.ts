@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ApprovalDecision, ApprovalDecisions, PendingCall } from "../core/approval.js";
 import type { PermissionPolicy } from "../core/permissions.js";
-import type { PlanApprover, PlanDecision } from "../planning/workflows/plan-approval.js";
+import type { PlanApprover } from "../planning/workflows/plan-approval.js";
+import type { PlanDecision } from "../planning/workflows/plan-review.js";
 import { CliError } from "./cli-error.js";
 
 export const APPROVAL_MODES = ["none", "writes", "plan", "all"] as const;

@@ -34,7 +34,7 @@ export async function mcpCommand(opts: McpCommandOptions, log: NodeJS.WritableSt
     db.close();
   };
   if (!opts.http) {
-    const server = await serveMcpStdio(tools);
+    const server = await serveMcpStdio(tools, { planning: { notebook, board } });
     return once(async () => {
       await server.close();
       await shutdown();
@@ -43,7 +43,7 @@ export async function mcpCommand(opts: McpCommandOptions, log: NodeJS.WritableSt
   const token = opts.token ?? process.env["STEPWISE_MCP_TOKEN"];
   let server;
   try {
-    server = await startMcpHttpServer({ tools, host: opts.host, port: opts.port, ...(token ? { token } : {}) });
+    server = await startMcpHttpServer({ tools, planning: { notebook, board }, host: opts.host, port: opts.port, ...(token ? { token } : {}) });
   } catch (error) {
     await shutdown();
     throw new CliError(error instanceof Error ? error.message : String(error), 1);

@@ -9,6 +9,7 @@ import type { TaskStore } from "../planning/tasks/task-store.js";
 import type { RunRecord, RunStatus } from "../stores/run-log.js";
 import { workspaceTools } from "../tools/workspace-tools.js";
 import { CliError } from "./cli-error.js";
+import { storePaths } from "./stepwise-home.js";
 import { modelsFor } from "./model-option.js";
 import { otlpTracing } from "./otlp-export.js";
 import { observeSession } from "./run-observer.js";
@@ -213,7 +214,7 @@ async function openSession(
     const session = createSession(strategy, {
       runId: args.runId,
       models,
-      tools: workspaceTools(settings.workspace),
+      tools: workspaceTools(settings.workspace, { protectedPaths: { hidden: storePaths(args.database) } }),
       db,
       taskStore: () => taskStore,
       ...(permissions ? { permissions } : {}),

@@ -74,6 +74,27 @@ describe("plain log (pipes)", () => {
       'plan: Report 0/2 done; now: step 0\n· read_file {"path":"a.md"} → 1 hello\nplan: Report 1/2 done; now: step 1\n',
     );
   });
+
+  it("shows what each new hint told the model: the call it recommends, or its first line", () => {
+    const { chunks, stream } = sink();
+    const view = plainLogView(stream);
+    const hint = (text: string, next?: { tool: string; args: Record<string, string | number>; modelWrites: Record<string, string> }): AgentEvent => ({
+      type: "hint-added",
+      agent: "a",
+      time: 0,
+      plugin: "plan_notebook",
+      step: 1,
+      text,
+      ...(next ? { next } : {}),
+    });
+    view.event(hint("<system-hint>There is no plan yet. If the request is complex,\ncall 'create_plan'.</system-hint>"));
+    const finish = { tool: "finish_subtask", args: { subtask_idx: 0 }, modelWrites: { subtask_outcome: "the outcome" } };
+    view.event(hint("<system-hint>The current plan: …</system-hint>", finish));
+    view.event(hint("<system-hint>The current plan: …</system-hint>", finish));
+    expect(chunks.join("")).toBe(
+      "hint: There is no plan yet. If the request is complex,\nhint: next finish_subtask(subtask_idx=0, subtask_outcome=…)\n",
+    );
+  });
 });
 
 describe("the answer as it is written", () => {
@@ -115,6 +136,7 @@ describe("the answer as it is written", () => {
       agent: "a",
       time: 0,
       units: [],
+      digested: [],
       stubbed: [],
       tokensBefore: 9000,
       tokensAfter: 4000,

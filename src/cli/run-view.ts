@@ -1,6 +1,7 @@
 import type { AgentEvent } from "../core/events.js";
 import type { Checklist } from "./checklist.js";
 import { checklistLines, oneLine } from "./checklist-text.js";
+import { WrittenText } from "./written-text.js";
 
 /** How a run shows on a terminal: a live checklist, or plain log lines when stdout is not a terminal. */
 export interface RunView {
@@ -14,65 +15,21 @@ function toolLine(event: Extract<AgentEvent, { type: "tool-end" }>): string {
   return `${mark} ${event.call.name} ${oneLine(event.call.arguments, 70)} → ${oneLine(event.result.text, 60)}`;
 }
 
-/**
- * Writes the answer of the session's agent as the model writes it. Nested runs (sub-agents,
- * executors) show through their tool calls, and a workflow's planner, whose text is a plan, through
- * its plan. Other lines break an unfinished one first.
- */
-class WrittenText {
-  readonly #out: NodeJS.WritableStream;
-  /** Runs of the session's own agent: those started without a parent. */
-  readonly #runs = new Set<string>();
-  #writing = "";
-  #midLine = false;
-  /** The last text written out whole: the closing lines need not repeat it. */
-  #last = "";
-
-  readonly #beforeText: () => void;
-
-  /** `beforeText` runs as a text begins: a live view clears its checklist out of the way. */
-  constructor(out: NodeJS.WritableStream, beforeText: () => void = () => {}) {
-    this.#out = out;
-    this.#beforeText = beforeText;
-  }
-
-  /** True when the event was text and is written. */
-  event(event: AgentEvent): boolean {
-    if (event.type === "run-start" && !event.parent && event.runId) this.#runs.add(event.runId);
-    if (!event.runId || !this.#runs.has(event.runId)) return false;
-    if (event.type === "text-delta") {
-      if (!this.#writing) this.#beforeText();
-      this.#out.write(event.text);
-      this.#writing += event.text;
-      this.#midLine = !event.text.endsWith("\n");
-      return true;
-    }
-    if (event.type === "model-end" && this.#writing) {
-      this.breakLine();
-      this.#last = this.#writing.trim();
-      this.#writing = "";
-    }
-    return false;
-  }
-
-  get writing(): boolean {
-    return this.#writing.length > 0;
-  }
-
-  breakLine(): void {
-    if (this.#midLine) this.#out.write("\n");
-    this.#midLine = false;
-  }
-
-  /** The closing lines without the answer when it was just written out as it came. */
-  closing(lines: string[]): string[] {
-    return this.#last ? lines.filter((line) => line.trim() !== this.#last) : lines;
-  }
+/** What a hint told the model, in one line: the call it recommends, or its first line. */
+function hintLine(event: Extract<AgentEvent, { type: "hint-added" }>): string {
+  const { next } = event;
+  if (!next) return `hint: ${oneLine(event.text.replace(/<\/?system-hint>/g, "").split("\n")[0] ?? "", 100)}`;
+  const args = [...Object.entries(next.args).map(([key, value]) => `${key}=${String(value)}`), ...Object.keys(next.modelWrites).map((key) => `${key}=…`)];
+  return `hint: next ${next.tool}(${args.join(", ")})`;
 }
 
-/** For pipes and logs: one line per tool call and per plan change, and the answer as it is written. */
+/**
+ * For pipes and logs: one line per tool call and per plan change, one per hint that says something
+ * new, and the answer as it is written.
+ */
 export function plainLogView(out: NodeJS.WritableStream): RunView {
   let lastPlanLine = "";
+  let lastHintLine = "";
   const text = new WrittenText(out);
   const line = (content: string) => {
     text.breakLine();
@@ -89,6 +46,10 @@ export function plainLogView(out: NodeJS.WritableStream): RunView {
         const plan = `plan: ${title} ${done}/${items.length} done${current ? `; now: ${current.label}` : ""}`;
         if (plan !== lastPlanLine) line(plan);
         lastPlanLine = plan;
+      } else if (event.type === "hint-added") {
+        const hint = hintLine(event);
+        if (hint !== lastHintLine) line(hint);
+        lastHintLine = hint;
       } else if (event.type === "workflow-planning-started") line(`planning (round ${event.round})…`);
       else if (event.type === "context-folded") {
         line(`context folded: ${event.units.length} unit(s), ~${event.tokensBefore} → ~${event.tokensAfter} tokens`);
@@ -96,7 +57,7 @@ export function plainLogView(out: NodeJS.WritableStream): RunView {
     },
     finish(lines) {
       text.breakLine();
-      for (const line of text.closing(lines)) out.write(`${line}\n`);
+      for (const closing of text.closing(lines)) out.write(`${closing}\n`);
     },
   };
 }
@@ -125,7 +86,6 @@ export function liveChecklistView(out: NodeJS.WritableStream & { columns?: numbe
   const text = new WrittenText(out, erase);
   return {
     event(event) {
-      // While text is being written the checklist stays away, so the text flows on one place.
       // While text is being written the checklist stays away, so the text flows in one place.
       if (text.event(event)) return;
       if (event.type === "model-end" && drawn === 0) draw();

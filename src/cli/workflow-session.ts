@@ -1,6 +1,6 @@
 import type { ApprovalDecisions, PendingCall } from "../core/approval.js";
 import { EventHub, type AgentEvent, type AgentEventListener } from "../core/events.js";
-import type { Workflow } from "../planning/workflows/workflow-trace.js";
+import type { Workflow } from "../planning/workflows/workflow.js";
 import type { Checklist } from "./checklist.js";
 import { CliError } from "./cli-error.js";
 import type { SessionOutcome, StrategySession } from "./strategy-session.js";
@@ -29,8 +29,8 @@ export class WorkflowSession implements StrategySession {
       this.#hub.emit(event);
     });
     try {
-      const result = await workflow.run(task, { signal });
-      return { text: result.answer, stopReason: "final" };
+      const outcome = await workflow.run(task, { signal });
+      return { text: outcome.text, stopReason: outcome.stopReason === "aborted" ? "aborted" : "final" };
     } catch (error) {
       if (signal.aborted) return { text: "", stopReason: "aborted" };
       throw error;

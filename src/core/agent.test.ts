@@ -162,6 +162,14 @@ describe("Agent loop", () => {
     ]);
   });
 
+  it("quotes a 100,000-character unknown tool name by its start only, saying how much was left out", async () => {
+    const model = scriptedModel([{ toolCalls: [{ name: "n".repeat(100_000), arguments: {} }] }, "done"]);
+    const agent = new Agent({ model, tools: [weather] });
+    await agent.run("try");
+    const result = agent.memory.find((m) => m.role === "tool")?.content ?? "";
+    expect(result).toBe(`Unknown tool "${"n".repeat(64)}"… (99936 more characters left out). Available tools: get_weather.`);
+  });
+
   it("round-trips its state, plugins included, as plain JSON", async () => {
     let counter = 0;
     const counting: Plugin = {

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { ABORTED, linkSignals, raceAbort } from "./abort.js";
-import type { ApprovalDecision, ApprovalDecisions, PendingCall, PendingTurn } from "./approval.js";
+import { checkDecisions, type ApprovalDecision, type ApprovalDecisions, type PendingCall, type PendingTurn } from "./approval.js";
+import { boundedQuote } from "./bounded-quote.js";
 import {
   EventHub,
   stampEvent,
@@ -302,12 +303,12 @@ export class Agent {
       if (signal?.aborted) return finish("aborted");
       if (progress.steps >= this.maxSteps) return finish("max-steps");
       const step = ++progress.steps;
-      const messages = await this.#buildRequest(step, notes, signal);
+      const { messages, ephemeralFrom } = await this.#buildRequest(step, notes, signal);
       notes = [];
       const model = this.model.id;
       this.#emit({ type: "model-start", step, messageCount: messages.length, toolCount: this.toolkit.names.length, model });
       const started = Date.now();
-      const request = { messages, tools: this.toolkit.specs(), ...(signal ? { signal } : {}) };
+      const request = { messages, tools: this.toolkit.specs(), ephemeralFrom, ...(signal ? { signal } : {}) };
       const response = await raceAbort(this.#callModel(request, step, signal), signal);
       if (response === ABORTED) return finish("aborted");
       progress.usage = addUsage(progress.usage, response.usage);
@@ -386,7 +387,8 @@ export class Agent {
     this.#emit({ type: "turn-end", step });
   }
 
-  async #buildRequest(step: number, notes: string[], signal: AbortSignal | undefined): Promise<Message[]> {
+  /** The request's messages: system prompt and memory (the stable prefix), then the ephemeral tail from `ephemeralFrom`. */
+  async #buildRequest(step: number, notes: string[], signal: AbortSignal | undefined): Promise<{ messages: Message[]; ephemeralFrom: number }> {
     for (const plugin of this.plugins) {
       const rewritten = await plugin.rewriteMemory?.(this.#turnContext(step, signal));
       if (rewritten) this.#memory = cloneMessages(rewritten);
@@ -397,12 +399,13 @@ export class Agent {
       .join("\n\n");
     if (system) messages.push({ role: "system", content: system });
     messages.push(...cloneMessages(this.#memory));
+    const ephemeralFrom = messages.length;
     for (const plugin of this.plugins) {
       const extra = await plugin.beforeModel?.({ ...this.#turnContext(step, signal), messages });
       if (extra) messages.push(...cloneMessages(extra));
     }
     for (const note of notes) messages.push({ role: "user", content: note });
-    return messages;
+    return { messages, ephemeralFrom };
   }
 
   async #afterModel(
@@ -451,7 +454,7 @@ export class Agent {
     if (refusal !== undefined) return { result: { text: refusal, isError: true }, refused: true };
     const tool = this.toolkit.get(call.name);
     if (!tool) {
-      const text = `Unknown tool "${call.name}". Available tools: ${this.toolkit.names.join(", ") || "none"}.`;
+      const text = `Unknown tool ${boundedQuote(call.name, 64)}. Available tools: ${this.toolkit.names.join(", ") || "none"}.`;
       return { result: { text, isError: true }, refused: true };
     }
     const decision = decidePermission(this.permissions, call, tool, this.#planningToolNames.has(call.name));
@@ -526,7 +529,8 @@ export class Agent {
   }
 
   #turnContext(step: number, signal: AbortSignal | undefined) {
-    return { agentName: this.name, step, memory: this.#memory, ...(signal ? { signal } : {}) };
+    const runId = this.#scope.runId;
+    return { agentName: this.name, step, memory: this.#memory, ...(signal ? { signal } : {}), ...(runId !== undefined ? { runId } : {}) };
   }
 }
 
@@ -545,21 +549,4 @@ function normalizeAssistant(message: AssistantMessage): AssistantMessage {
     return { id, name: call.name, arguments: args };
   });
   return { role: "assistant", content, toolCalls };
-}
-
-function checkDecisions(awaiting: readonly PendingCall[], decisions: ApprovalDecisions): void {
-  const missing = awaiting.filter((call) => !decisions[call.id]).map((call) => `${call.id} (${call.name})`);
-  if (missing.length > 0) throw new Error(`resume needs a decision for every pending call; missing: ${missing.join(", ")}.`);
-  const known = new Set(awaiting.map((call) => call.id));
-  const stray = Object.keys(decisions).filter((id) => !known.has(id));
-  if (stray.length > 0) throw new Error(`resume got decisions for calls that are not pending: ${stray.join(", ")}.`);
-  for (const call of awaiting) {
-    const action = (decisions[call.id] as ApprovalDecision).action;
-    if (call.kind === "question" && action !== "answer" && action !== "reject") {
-      throw new Error(`${call.id} is a question for the user: answer it with { action: "answer", text } or reject it.`);
-    }
-    if (call.kind === "approval" && action === "answer") {
-      throw new Error(`${call.id} (${call.name}) needs approve, edit or reject, not an answer.`);
-    }
-  }
 }

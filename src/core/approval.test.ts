@@ -73,6 +73,20 @@ describe("permissions", () => {
     expect(ws.writes).toEqual(["tmp/x=1"]);
   });
 
+  it("hands a permission rule the raw text of arguments nested too deep to parse safely", async () => {
+    const ws = workspace();
+    const seen: unknown[] = [];
+    const deep = '{"path":' + "[".repeat(100_000) + "]".repeat(100_000) + "}";
+    const agent = new Agent({
+      model: scriptedModel([{ toolCalls: [{ name: "write_note", arguments: deep }] }, "ok"]),
+      tools: ws.tools,
+      permissions: { tools: { write_note: (args) => (seen.push(args), "allow") } },
+    });
+    expect(await agent.run("go")).toMatchObject({ text: "ok", stopReason: "final" });
+    expect(seen).toEqual([deep]);
+    expect(ws.writes).toEqual([]);
+  });
+
   it("lets plugin (planning) tools and read-only tools run while write tools ask", async () => {
     const ws = workspace();
     const planning: Plugin = {

@@ -1,8 +1,11 @@
 import type { ToolCall } from "./messages.js";
 import type { ToolResult } from "./tool.js";
 
-/** A call the run stopped for: a tool that needs approval, or a question for the user. */
-export type PendingCall = ToolCall & { kind: "approval" | "question" };
+/**
+ * A call the run stopped for: a tool that needs approval, a question for the user, or a plan a
+ * workflow proposes (its arguments hold the plan; edit it by sending the changed plan as arguments).
+ */
+export type PendingCall = ToolCall & { kind: "approval" | "question" | "plan" };
 
 /** What the user decided about one pending call. */
 export type ApprovalDecision =
@@ -25,3 +28,21 @@ export type PendingTurn = {
   results: Record<string, { result: ToolResult; refused: boolean }>;
   awaiting: PendingCall[];
 };
+
+/** Refuses decisions that do not answer exactly the pending calls, each with an action its kind accepts. */
+export function checkDecisions(awaiting: readonly PendingCall[], decisions: ApprovalDecisions): void {
+  const missing = awaiting.filter((call) => !decisions[call.id]).map((call) => `${call.id} (${call.name})`);
+  if (missing.length > 0) throw new Error(`resume needs a decision for every pending call; missing: ${missing.join(", ")}.`);
+  const known = new Set(awaiting.map((call) => call.id));
+  const stray = Object.keys(decisions).filter((id) => !known.has(id));
+  if (stray.length > 0) throw new Error(`resume got decisions for calls that are not pending: ${stray.join(", ")}.`);
+  for (const call of awaiting) {
+    const action = (decisions[call.id] as ApprovalDecision).action;
+    if (call.kind === "question" && action !== "answer" && action !== "reject") {
+      throw new Error(`${call.id} is a question for the user: answer it with { action: "answer", text } or reject it.`);
+    }
+    if (call.kind !== "question" && action === "answer") {
+      throw new Error(`${call.id} (${call.name}) needs approve, edit or reject, not an answer.`);
+    }
+  }
+}

@@ -1,4 +1,5 @@
 import type { z, ZodType } from "zod";
+import { jsonTextDepth, MAX_ARGUMENT_DEPTH } from "./argument-limits.js";
 
 type RepairOutcome = { success: true; data: unknown } | { success: false; issues: readonly z.core.$ZodIssue[] };
 
@@ -22,15 +23,21 @@ export function repairArguments(schema: ZodType, value: unknown): RepairOutcome 
       cloned = true;
     }
     let repaired = false;
+    const refused: z.core.$ZodIssue[] = [];
     for (const issue of result.error.issues) {
       if (issue.code !== "invalid_type") continue;
-      repaired = repairAt(candidate, issue.path, issue.expected) || repaired;
+      const outcome = repairAt(candidate, issue.path, issue.expected);
+      if (typeof outcome === "string") refused.push({ code: "custom", path: issue.path, message: outcome, input: undefined });
+      else repaired = outcome || repaired;
     }
+    // A string too deep to parse is reported as such, not as the type mismatch it caused.
+    if (refused.length > 0) return { success: false, issues: refused };
     if (!repaired) return { success: false, issues: result.error.issues };
   }
 }
 
-function repairAt(root: unknown, path: readonly PropertyKey[], expected: string): boolean {
+/** Repairs the value at `path` in place: true if it did, false if it could not, or why it refused. */
+function repairAt(root: unknown, path: readonly PropertyKey[], expected: string): boolean | string {
   if (path.length === 0) return false;
   let parent: unknown = root;
   for (const key of path.slice(0, -1)) {
@@ -42,6 +49,13 @@ function repairAt(root: unknown, path: readonly PropertyKey[], expected: string)
   const key = path[path.length - 1] as PropertyKey;
   const current = container[key];
   if (typeof current !== "string") return false;
+  if (expected === "object" || expected === "array") {
+    // The parsed text sits `path.length` levels down: the whole call stays within the limit.
+    const room = MAX_ARGUMENT_DEPTH - path.length;
+    if (jsonTextDepth(current, room) > room) {
+      return `this JSON text nests more than ${room} levels deep here; the arguments may nest at most ${MAX_ARGUMENT_DEPTH} levels in all.`;
+    }
+  }
   const fixed = coerce(current, expected);
   if (fixed === undefined) return false;
   container[key] = fixed;

@@ -8,9 +8,27 @@ export const MODEL_CONTRACT_VERSION = 1;
 
 export type ToolSpec = { name: string; description: string; parameters: object /* JSON Schema */ };
 
-export type ModelRequest = { messages: Message[]; tools: ToolSpec[]; signal?: AbortSignal };
+export type ModelRequest = {
+  messages: Message[];
+  tools: ToolSpec[];
+  signal?: AbortSignal;
+  /**
+   * Where the ephemeral tail starts: `messages[ephemeralFrom]` onwards (plugin hints, recitations)
+   * are for this request only, everything before it is the stable prefix the next request repeats.
+   * Adapters whose provider caches prompts mark their cache there. Absent: no tail is known.
+   */
+  ephemeralFrom?: number;
+};
 
-export type Usage = { inputTokens: number; outputTokens: number };
+export type Usage = {
+  /** The whole prompt, cached parts included. */
+  inputTokens: number;
+  outputTokens: number;
+  /** Of `inputTokens`, those read from the provider's prompt cache (when the provider says). */
+  cacheReadInputTokens?: number;
+  /** Of `inputTokens`, those written to the provider's prompt cache (when the provider says). */
+  cacheWriteInputTokens?: number;
+};
 
 export type ModelResponse = { message: AssistantMessage; usage?: Usage };
 
@@ -32,5 +50,10 @@ export interface ChatModel {
 
 export function addUsage(total: Usage, more: Usage | undefined): Usage {
   if (!more) return total;
-  return { inputTokens: total.inputTokens + more.inputTokens, outputTokens: total.outputTokens + more.outputTokens };
+  const sum: Usage = { inputTokens: total.inputTokens + more.inputTokens, outputTokens: total.outputTokens + more.outputTokens };
+  // The cache counts appear once some provider has reported them, and then add up.
+  for (const key of ["cacheReadInputTokens", "cacheWriteInputTokens"] as const) {
+    if (total[key] !== undefined || more[key] !== undefined) sum[key] = (total[key] ?? 0) + (more[key] ?? 0);
+  }
+  return sum;
 }

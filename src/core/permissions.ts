@@ -1,3 +1,4 @@
+import { withinArgumentLimits } from "./argument-limits.js";
 import type { ToolCall } from "./messages.js";
 import type { Tool } from "./tool.js";
 
@@ -41,7 +42,9 @@ export function decidePermission(
   return policy.write ?? "ask";
 }
 
+/** The parsed arguments, or the text itself when it is not JSON or is past the argument limits. */
 function parseArgumentsLoosely(text: string): unknown {
+  if (!withinArgumentLimits(text)) return text;
   try {
     return JSON.parse(text);
   } catch {

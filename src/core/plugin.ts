@@ -25,6 +25,8 @@ export interface TurnContext {
   readonly step: number;
   readonly memory: readonly Message[];
   readonly signal?: AbortSignal;
+  /** The run in progress: the parent of any run a plugin starts for it. */
+  readonly runId?: string;
 }
 
 export interface BeforeModelContext extends TurnContext {
@@ -94,5 +96,10 @@ export class PluginHosts {
 
   emit(event: AgentEventInit): void {
     for (const host of this.#hosts) host.emit(event);
+  }
+
+  /** Sends an event only to the agent named: one about that agent's own request, not shared state. */
+  emitTo(agentName: string, event: AgentEventInit): void {
+    for (const host of this.#hosts) if (host.agentName === agentName) host.emit(event);
   }
 }

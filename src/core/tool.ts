@@ -1,6 +1,7 @@
 import { z, type ZodType } from "zod";
 import { describeJsonSchema, toJsonSchema } from "./json-schema.js";
 import { repairArguments } from "./argument-repair.js";
+import { argumentLimitProblem } from "./argument-limits.js";
 
 /** What a tool returns to the model. `isError` results are shown to the model so it can correct itself. */
 export type ToolResult = { text: string; isError: boolean };
@@ -108,6 +109,9 @@ export function defineTool<S extends ZodType>(def: ToolDefinition<S>): Tool {
 }
 
 function parseArguments(tool: string, args: unknown, shape: string): { value: unknown } | { error: string } {
+  // Checked before parsing: deep nesting would overflow the stack of the recursive code below.
+  const unbounded = argumentLimitProblem(args);
+  if (unbounded) return { error: `Arguments for tool "${tool}" were refused. ${unbounded} Expected: ${shape}` };
   let value = args;
   if (typeof args === "string") {
     if (args.trim() === "") value = {};

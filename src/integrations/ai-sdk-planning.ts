@@ -1,9 +1,10 @@
 import { jsonSchema, tool as aiTool, type ModelMessage, type PrepareStepFunction, type StepResult, type Tool as AiTool } from "ai";
-import { EventHub, stampEvent, type AgentEventListener } from "../core/events.js";
+import type { AgentEventListener } from "../core/events.js";
 import type { Message, ToolCall } from "../core/messages.js";
-import type { Plugin, PluginHost } from "../core/plugin.js";
+import type { Plugin } from "../core/plugin.js";
 import { ToolError, type Tool, type ToolResult } from "../core/tool.js";
 import { fromModelMessages, toModelMessage } from "../models/ai-sdk-messages.js";
+import { PluginBridge } from "./plugin-bridge.js";
 
 /** AI SDK tools by name (the SDK's own `ToolSet` fails its own constraint under exactOptionalPropertyTypes). */
 export type AiTools = Record<string, AiTool>;
@@ -45,18 +46,8 @@ export interface AiSdkPlanning {
  */
 export function aiSdkPlanning(plugins: readonly Plugin[], opts: AiSdkPlanningOptions = {}): AiSdkPlanning {
   const agentName = opts.agentName ?? "ai-sdk-agent";
-  const events = new EventHub();
-  if (opts.onEvent) events.on(opts.onEvent);
-  const host: PluginHost = {
-    agentName,
-    emit: (event) => events.emit(stampEvent(event, agentName)),
-    on: (listener) => events.on(listener),
-  };
-  for (const plugin of plugins) plugin.attach?.(host);
-
-  const system = [opts.system, ...plugins.map((plugin) => plugin.instructions?.())]
-    .filter((part): part is string => typeof part === "string" && part.length > 0)
-    .join("\n\n");
+  const bridge = new PluginBridge(plugins, { agentName, ...(opts.onEvent ? { onEvent: opts.onEvent } : {}) });
+  const system = bridge.systemText(opts.system);
   // The run's first request: later steps' conversation is this plus the SDK's response messages.
   let initialMessages: ModelMessage[] = [];
 
@@ -64,27 +55,18 @@ export function aiSdkPlanning(plugins: readonly Plugin[], opts: AiSdkPlanningOpt
     if (stepNumber === 0) initialMessages = messages;
     const memory = fromModelMessages(messages);
     const request: Message[] = [...(system ? [{ role: "system" as const, content: system }] : []), ...memory];
-    const tail: Message[] = [];
-    for (const plugin of plugins) {
-      const extra = await plugin.beforeModel?.({ agentName, step: stepNumber + 1, memory, messages: [...request, ...tail] });
-      if (extra) tail.push(...extra);
-    }
+    const tail = await bridge.tailMessages({ agentName, step: stepNumber + 1, memory }, request);
     return tail.length > 0 ? { messages: [...messages, ...tail.map(toModelMessage)] } : undefined;
   };
 
   const onStepFinish = async (step: StepResult<AiTools>): Promise<void> => {
     const memory = fromModelMessages([...initialMessages, ...step.response.messages]);
     const context = { agentName, step: step.stepNumber + 1, memory };
-    for (const outcome of toolOutcomes(step)) {
-      for (const plugin of plugins) await plugin.afterTool?.({ ...context, ...outcome });
-    }
+    for (const outcome of toolOutcomes(step)) await bridge.afterTool(context, outcome.call, outcome.result, outcome.refused);
   };
 
   const tools: AiTools = {};
-  for (const tool of plugins.flatMap((plugin) => plugin.tools?.() ?? [])) {
-    if (tool.name in tools) throw new Error(`Two plugins offer a tool named "${tool.name}": tool names must be unique.`);
-    tools[tool.name] = toAiSdkTool(tool, agentName);
-  }
+  for (const tool of bridge.tools) tools[tool.name] = toAiSdkTool(tool, agentName);
 
   return { tools, prepareStep, onStepFinish, ...(system ? { system } : {}) };
 }

@@ -5,6 +5,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { Tool } from "../core/tool.js";
 import { bearerToken, isLoopback, loopbackHostCheck, originCheck, tokenCheck } from "./http-access.js";
+import { sharedPlanningWatch } from "./mcp-planning-watch.js";
 import { createMcpServer, type McpServerOptions } from "./mcp-server.js";
 
 export interface McpSessionInfo {
@@ -154,10 +155,13 @@ export async function startMcpHttpServer(opts: McpHttpServerOptions): Promise<Mc
   }
 
   const toolsFor = (session: McpSessionInfo) => ("tools" in opts ? opts.tools : opts.toolsFactory(session));
+  // One watch of the plans and the board for every session, closed with the server.
+  const planning = await sharedPlanningWatch(opts.planning);
+  const serverOptions: McpServerOptions = { ...opts, ...(planning.watch ? { planning: planning.watch } : {}) };
 
   async function openSession(client: string, release: () => void): Promise<Session> {
     const id = randomUUID();
-    const server = createMcpServer(await toolsFor({ sessionId: id }), opts);
+    const server = createMcpServer(await toolsFor({ sessionId: id }), serverOptions);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
       onsessioninitialized: () => {
@@ -266,6 +270,7 @@ export async function startMcpHttpServer(opts: McpHttpServerOptions): Promise<Mc
     url: `http://${host.includes(":") ? `[${host}]` : host}:${port}${ENDPOINT}`,
     async close() {
       await Promise.all([...sessions.values()].map((session) => closeSession(session, "server-closed")));
+      await planning.close();
       await new Promise<void>((resolve) => {
         httpServer.close(() => resolve());
         httpServer.closeAllConnections();

@@ -6,8 +6,8 @@ import { Agent } from "../core/agent.js";
 import { defineTool } from "../core/tool.js";
 import { scriptedModel } from "../models/scripted.js";
 import { PlanNotebook } from "../planning/notebook/plan-notebook.js";
-import { LLMCompiler } from "../planning/workflows/llm-compiler.js";
-import { PlanTool } from "../planning/workflows/plan-tool.js";
+import { LLMCompiler } from "../planning/workflows/llm-compiler/llm-compiler.js";
+import { PlanTool } from "../planning/workflows/plan-tool/plan-tool.js";
 import { openTelemetry } from "./open-telemetry.js";
 
 const lookup = defineTool({

@@ -18,4 +18,10 @@ describe("AI SDK message conversion", () => {
     const sent = toModelMessage({ role: "assistant", content: "", toolCalls: [{ id: "c1", name: "weather", arguments: '{"city": ' }] });
     expect(sent).toEqual({ role: "assistant", content: [{ type: "tool-call", toolCallId: "c1", toolName: "weather", input: {} }] });
   });
+
+  it("sends arguments nested too deep to serialize as an empty object, so the next request can be sent", () => {
+    const deep = '{"city":' + "[".repeat(100_000) + "]".repeat(100_000) + "}";
+    const sent = toModelMessage({ role: "assistant", content: "", toolCalls: [{ id: "c1", name: "weather", arguments: deep }] });
+    expect(JSON.stringify(sent)).toBe(JSON.stringify({ role: "assistant", content: [{ type: "tool-call", toolCallId: "c1", toolName: "weather", input: {} }] }));
+  });
 });

@@ -160,6 +160,24 @@ describe("aiSdkModel", () => {
     }
   });
 
+  it("reports the prompt tokens a provider read from and wrote to its cache, when it says", async () => {
+    const cached = {
+      inputTokens: { total: 3000, noCache: 200, cacheRead: 2500, cacheWrite: 300 },
+      outputTokens: { total: 6, text: 6, reasoning: undefined },
+    };
+    const mock = new MockLanguageModelV3({
+      doGenerate: { ...result([{ type: "text", text: "ok" }]), usage: cached },
+      doStream: streamOf([
+        { type: "text-start", id: "t" },
+        { type: "text-delta", id: "t", delta: "ok" },
+        { type: "finish", finishReason: { unified: "stop", raw: "stop" }, usage: cached },
+      ]),
+    });
+    const expected = { inputTokens: 3000, outputTokens: 6, cacheReadInputTokens: 2500, cacheWriteInputTokens: 300 };
+    expect((await aiSdkModel(mock, FAST).generate(ask)).usage).toEqual(expected);
+    expect((await collect(aiSdkModel(mock, FAST).stream(ask))).at(-1)).toEqual({ type: "response", response: expect.objectContaining({ usage: expected }) });
+  });
+
   describe("stream", () => {
     const finish: LanguageModelV3StreamPart = { type: "finish", finishReason: { unified: "tool-calls", raw: "tool_calls" }, usage };
 

@@ -150,6 +150,10 @@ function response(content: string, toolCalls: ToolCall[], usage: LanguageModelUs
   if (toolCalls.length > 0) message.toolCalls = toolCalls;
   if (usage.inputTokens === undefined && usage.outputTokens === undefined) return { message };
   const mapped: Usage = { inputTokens: usage.inputTokens ?? 0, outputTokens: usage.outputTokens ?? 0 };
+  // Providers that cache prompts report what was read and written; the others leave these out.
+  const { cacheReadTokens, cacheWriteTokens } = usage.inputTokenDetails;
+  if (cacheReadTokens !== undefined) mapped.cacheReadInputTokens = cacheReadTokens;
+  if (cacheWriteTokens !== undefined) mapped.cacheWriteInputTokens = cacheWriteTokens;
   return { message, usage: mapped };
 }
 

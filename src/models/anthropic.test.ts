@@ -86,6 +86,7 @@ describe("anthropicModel", () => {
         { role: "system", content: "<system-hint>finish soon</system-hint>" },
       ],
       tools: [{ name: "weather", description: "Weather for a city.", parameters: { type: "object", properties: { city: { type: "string" } } } }],
+      ephemeralFrom: 5,
     });
 
     expect(response).toEqual({
@@ -94,7 +95,7 @@ describe("anthropicModel", () => {
         content: "Comparing.",
         toolCalls: [{ id: "toolu_2", name: "weather", arguments: '{"city":"Oslo","days":2}' }],
       },
-      usage: { inputTokens: 12, outputTokens: 4 },
+      usage: { inputTokens: 12, outputTokens: 4, cacheReadInputTokens: 2, cacheWriteInputTokens: 0 },
     });
     const sent = server!.requests[0]!;
     expect(sent.path).toBe("/v1/messages");
@@ -103,9 +104,10 @@ describe("anthropicModel", () => {
     expect(sent.body).toEqual({
       model: "claude-test",
       max_tokens: 4096,
-      system: "Be brief.",
+      system: [{ type: "text", text: "Be brief.", cache_control: { type: "ephemeral" } }],
       messages: [
-        { role: "user", content: [{ type: "text", text: "Paris or Rome?" }] },
+        // Where the previous request's stored prefix ended, just before the model's latest turn.
+        { role: "user", content: [{ type: "text", text: "Paris or Rome?", cache_control: { type: "ephemeral" } }] },
         {
           role: "assistant",
           content: [
@@ -118,12 +120,20 @@ describe("anthropicModel", () => {
           role: "user",
           content: [
             { type: "tool_result", tool_use_id: "toolu_a", content: "sunny" },
-            { type: "tool_result", tool_use_id: "toolu_b", content: "rain" },
+            // The breakpoint sits on the last stored message; the hint after it is the ephemeral tail.
+            { type: "tool_result", tool_use_id: "toolu_b", content: "rain", cache_control: { type: "ephemeral" } },
             { type: "text", text: "<system-hint>finish soon</system-hint>" },
           ],
         },
       ],
-      tools: [{ name: "weather", description: "Weather for a city.", input_schema: { type: "object", properties: { city: { type: "string" } } } }],
+      tools: [
+        {
+          name: "weather",
+          description: "Weather for a city.",
+          input_schema: { type: "object", properties: { city: { type: "string" } } },
+          cache_control: { type: "ephemeral" },
+        },
+      ],
     });
   });
 
@@ -222,7 +232,7 @@ describe("anthropicModel", () => {
                 { id: "toolu_8", name: "now", arguments: "{}" },
               ],
             },
-            usage: { inputTokens: 30, outputTokens: 15 },
+            usage: { inputTokens: 30, outputTokens: 15, cacheReadInputTokens: 0, cacheWriteInputTokens: 0 },
           },
         },
       ]);

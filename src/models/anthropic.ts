@@ -1,9 +1,11 @@
 import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError } from "@anthropic-ai/sdk";
 import type {
+  CacheControlEphemeral,
   ContentBlockParam,
   Message as AnthropicMessage,
   MessageCreateParamsNonStreaming,
   MessageParam,
+  TextBlockParam,
   Tool,
 } from "@anthropic-ai/sdk/resources/messages";
 import type { AssistantMessage, Message, ToolCall } from "../core/messages.js";
@@ -30,7 +32,16 @@ export interface AnthropicModelOptions extends RetryOptions {
   /** Anthropic requires a cap on the answer's length (default 4096). */
   maxTokens?: number | undefined;
   temperature?: number | undefined;
+  /**
+   * Mark prompt-cache breakpoints (default true): on the tools, the system prompt and, when the
+   * request says where its ephemeral tail starts (`ephemeralFrom`, as the agent does), on the last
+   * message before it, so each turn reads the stable prefix from the cache. A request without it
+   * (a one-off prompt) caches only tools and system: a cache write costs more than a plain read.
+   */
+  promptCache?: boolean | undefined;
 }
+
+const CACHE_BREAKPOINT: CacheControlEphemeral = { type: "ephemeral" };
 
 /** A ChatModel for Anthropic's Messages API. */
 export function anthropicModel(opts: AnthropicModelOptions): ChatModel & {
@@ -47,14 +58,19 @@ export function anthropicModel(opts: AnthropicModelOptions): ChatModel & {
   });
   const target: RetryTarget = { provider: "anthropic", model: opts.model, settings, secrets: [apiKey], describe: describeAnthropicError };
 
+  const promptCache = opts.promptCache ?? true;
+
   function body(req: ModelRequest): MessageCreateParamsNonStreaming {
-    const { system, messages } = toWireConversation(req.messages);
+    const { system, messages } = toWireConversation(req.messages, promptCache ? req.ephemeralFrom : undefined);
+    const tools = req.tools.map(toWireTool);
+    const lastTool = tools.at(-1);
+    if (promptCache && lastTool) lastTool.cache_control = CACHE_BREAKPOINT;
     return {
       model: opts.model,
       max_tokens: opts.maxTokens ?? 4096,
       messages,
-      ...(system ? { system } : {}),
-      ...(req.tools.length > 0 ? { tools: req.tools.map(toWireTool) } : {}),
+      ...(system ? { system: promptCache ? [{ type: "text", text: system, cache_control: CACHE_BREAKPOINT }] : system } : {}),
+      ...(tools.length > 0 ? { tools } : {}),
       ...(opts.temperature !== undefined ? { temperature: opts.temperature } : {}),
     };
   }
@@ -75,11 +91,17 @@ export function anthropicModel(opts: AnthropicModelOptions): ChatModel & {
 /**
  * Anthropic keeps the system prompt apart and wants turns that alternate between user and
  * assistant, with tool results sent as blocks of a user turn. Leading system messages become the
- * system prompt; a later one (an ephemeral hint) is kept in place as user text.
+ * system prompt; a later one (an ephemeral hint) is kept in place as user text. When `stableEnd` is
+ * given, the last block of the messages before it carries a cache breakpoint: the tail after it
+ * changes every request, what is before it is repeated by the next one (Anthropic reads a cached
+ * prefix up to a breakpoint, so one on the tail would never be read back). A second breakpoint sits
+ * where the previous request's stable prefix ended, just before the model's latest turn: Anthropic
+ * looks back only about 20 blocks from a breakpoint, and a turn of many parallel tool calls is longer.
  */
-function toWireConversation(messages: readonly Message[]): { system: string; messages: MessageParam[] } {
+function toWireConversation(messages: readonly Message[], stableEnd: number | undefined): { system: string; messages: MessageParam[] } {
   const systemParts: string[] = [];
   const turns: { role: "user" | "assistant"; content: ContentBlockParam[] }[] = [];
+  let lastStable: ContentBlockParam | undefined;
   const add = (role: "user" | "assistant", blocks: ContentBlockParam[]) => {
     if (blocks.length === 0) return;
     const last = turns.at(-1);
@@ -87,7 +109,8 @@ function toWireConversation(messages: readonly Message[]): { system: string; mes
     if (last?.role === role) last.content.push(...blocks);
     else turns.push({ role, content: blocks });
   };
-  for (const message of messages) {
+  for (const [index, message] of messages.entries()) {
+    if (index === stableEnd) lastStable = turns.at(-1)?.content.at(-1);
     switch (message.role) {
       case "system":
         if (turns.length === 0) systemParts.push(message.content);
@@ -113,7 +136,20 @@ function toWireConversation(messages: readonly Message[]): { system: string; mes
         break;
     }
   }
+  if (stableEnd !== undefined && stableEnd >= messages.length) lastStable = turns.at(-1)?.content.at(-1);
+  if (lastStable) {
+    let turn = turns.findIndex((t) => t.content.includes(lastStable as ContentBlockParam));
+    while (turn >= 0 && turns[turn]?.role !== "assistant") turn--;
+    const previousEnd = turns[turn - 1]?.content.at(-1);
+    if (previousEnd) markBreakpoint(previousEnd);
+    markBreakpoint(lastStable);
+  }
   return { system: systemParts.join("\n\n"), messages: turns };
+}
+
+function markBreakpoint(block: ContentBlockParam): void {
+  // Every block kind the conversation uses (text, tool_use, tool_result) takes a breakpoint.
+  (block as TextBlockParam).cache_control = CACHE_BREAKPOINT;
 }
 
 function toWireTool(tool: ToolSpec): Tool {
@@ -185,10 +221,11 @@ async function* streamOnce(
   yield { type: "response", response: inputUsage ? { message, usage: usageOf(inputUsage, outputTokens) } : { message } };
 }
 
-/** Cached prompt tokens are counted apart by Anthropic; ours is the whole prompt. */
+/** Cached prompt tokens are counted apart by Anthropic; ours is the whole prompt, with the cached parts named. */
 function usageOf(usage: AnthropicMessage["usage"], outputTokens: number): Usage {
-  const inputTokens = usage.input_tokens + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0);
-  return { inputTokens, outputTokens };
+  const cacheRead = usage.cache_read_input_tokens ?? 0;
+  const cacheWrite = usage.cache_creation_input_tokens ?? 0;
+  return { inputTokens: usage.input_tokens + cacheWrite + cacheRead, outputTokens, cacheReadInputTokens: cacheRead, cacheWriteInputTokens: cacheWrite };
 }
 
 function describeAnthropicError(error: unknown): Failure | undefined {

@@ -35,6 +35,11 @@ export interface OpenAICompatibleOptions extends RetryOptions {
   temperature?: number | undefined;
   /** Extra request-body fields a compatible server understands, e.g. DashScope's `enable_thinking`. */
   extraBody?: Record<string, unknown> | undefined;
+  /**
+   * Sent as `prompt_cache_key`: OpenAI routes requests with the same key to the same prompt cache,
+   * so an agent's turns, which share their prefix, keep hitting it. One key per agent or run suits.
+   */
+  promptCacheKey?: string | undefined;
 }
 
 /** A ChatModel for OpenAI's chat completions API and the many servers that speak it. */
@@ -69,6 +74,7 @@ export function openAICompatibleModel(opts: OpenAICompatibleOptions): ChatModel 
       // Some compatible servers reject an empty tools array.
       ...(req.tools.length > 0 ? { tools: req.tools.map(toWireTool) } : {}),
       ...(opts.temperature !== undefined ? { temperature: opts.temperature } : {}),
+      ...(opts.promptCacheKey !== undefined ? { prompt_cache_key: opts.promptCacheKey } : {}),
     };
   }
 
@@ -177,12 +183,12 @@ async function* streamOnce(
   yield { type: "response", response: withUsage(message, usage) };
 }
 
-function withUsage(
-  message: AssistantMessage,
-  usage: { prompt_tokens: number; completion_tokens: number } | null | undefined,
-): ModelResponse {
+/** OpenAI counts cached prompt tokens inside prompt_tokens, and names them in the details when it cached any. */
+function withUsage(message: AssistantMessage, usage: ChatCompletion["usage"] | null | undefined): ModelResponse {
   if (!usage) return { message };
   const mapped: Usage = { inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens };
+  const cached = usage.prompt_tokens_details?.cached_tokens;
+  if (typeof cached === "number") mapped.cacheReadInputTokens = cached;
   return { message, usage: mapped };
 }
 

@@ -1,3 +1,5 @@
+import { chmodSync, statSync } from "node:fs";
+import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { tempWorkspace, type TempWorkspace } from "./test-support/temp-workspace.js";
 
@@ -49,5 +51,14 @@ describe("edit_file", () => {
     workspace = tempWorkspace({ "a.txt": "price: X" });
     await workspace.tool("edit_file").invoke({ path: "a.txt", old_text: "X", new_text: "$& and $1" });
     expect(workspace.read("a.txt")).toBe("price: $& and $1");
+  });
+
+  it("keeps the file's permissions (the new content is a new file renamed over the old one)", async () => {
+    workspace = tempWorkspace({ "run.sh": "echo one\n" });
+    chmodSync(path.join(workspace.root, "run.sh"), 0o750);
+    await workspace.tool("edit_file").invoke({ path: "run.sh", old_text: "one", new_text: "two" });
+    expect(workspace.read("run.sh")).toBe("echo two\n");
+    expect(statSync(path.join(workspace.root, "run.sh")).mode & 0o777).toBe(0o750);
+    expect(workspace.snapshot(workspace.root)).toEqual({ "run.sh": "echo two\n" }); // no temporary file left behind
   });
 });

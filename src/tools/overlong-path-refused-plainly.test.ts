@@ -19,3 +19,12 @@ describe("a path longer than the file system allows", () => {
     expect(result.text.length).toBeLessThan(300);
   });
 });
+
+describe("a path of thousands of folders", () => {
+  it("is refused before anything is created", async () => {
+    const result = await ws.tool("write_file").invoke({ path: `${"a/".repeat(3_000)}x.txt`, content: "x" });
+    expect(result.isError).toBe(true);
+    expect(result.text).toMatch(/The path \(6005 characters\) is longer than the file system allows/);
+    expect(ws.snapshot(ws.root)).toEqual({ "a.txt": "a" });
+  });
+});

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool, ToolError, type Tool } from "../core/tool.js";
-import { readTextFile } from "./text-file.js";
+import { readLocatedText } from "./text-file.js";
 import { READ_FILE_DESCRIPTION } from "./tool-descriptions.js";
 import type { WorkspaceLimits } from "./workspace-limits.js";
 import type { WorkspaceRoot } from "./workspace-root.js";
@@ -15,8 +15,13 @@ export function readFileTool(workspace: WorkspaceRoot, limits: WorkspaceLimits):
     }),
     readOnly: true,
     async execute({ path, start_line: startLine = 1 }) {
-      const file = await workspace.resolve(path);
-      const text = await readTextFile(file, limits.maxFileBytes);
+      const file = await workspace.locate(path, "read");
+      let text: string;
+      try {
+        ({ text } = await readLocatedText(file, limits.maxFileBytes));
+      } finally {
+        await file.close();
+      }
       if (text === "") return `${file.relative} is empty.`;
       const lines = text.split("\n");
       if (lines.at(-1) === "") lines.pop();

@@ -1,14 +1,18 @@
-import { stat } from "node:fs/promises";
+import { RE2JS } from "re2js";
 import { z } from "zod";
+import { boundedQuote, boundedText } from "../core/bounded-quote.js";
 import { defineTool, ToolError, type Tool } from "../core/tool.js";
-import { fileError } from "./file-errors.js";
+import { fileError, notARegularFile } from "./file-errors.js";
 import { readTextFile } from "./text-file.js";
 import { SEARCH_DESCRIPTION } from "./tool-descriptions.js";
 import { walkWorkspace } from "./workspace-walk.js";
 import type { WorkspaceLimits } from "./workspace-limits.js";
-import { relativeTo, type WorkspacePath, type WorkspaceRoot } from "./workspace-root.js";
+import type { Located, WorkspaceRoot } from "./workspace-root.js";
+import type { HeldFolder } from "./held-folder.js";
 
 const MAX_LINE_CHARS = 200;
+/** A line that long is rare; a pattern that long is a mistake, or an attempt to flood the reply. */
+const MAX_PATTERN_CHARS = 1_000;
 
 export function searchTool(workspace: WorkspaceRoot, limits: WorkspaceLimits): Tool {
   return defineTool({
@@ -21,28 +25,40 @@ export function searchTool(workspace: WorkspaceRoot, limits: WorkspaceLimits): T
       ignore_case: z.boolean().default(false),
     }),
     readOnly: true,
-    async execute({ pattern, path, regex, ignore_case: ignoreCase }) {
+    async execute({ pattern, path, regex, ignore_case: ignoreCase }, { signal }) {
+      if (pattern.length > MAX_PATTERN_CHARS) {
+        throw new ToolError(
+          `The pattern is ${pattern.length} characters long, over the ${MAX_PATTERN_CHARS} accepted: ${boundedQuote(pattern, 80)}. Search for a shorter, distinctive part of it.`,
+        );
+      }
       const matches = lineMatcher(pattern, regex, ignoreCase);
-      const scope = await workspace.resolve(path);
+      const scope = await workspace.locate(path, "read");
       const found: string[] = [];
       let more = false;
-      for await (const file of filesIn(scope)) {
-        let text: string;
-        try {
-          text = await readTextFile(file, limits.maxFileBytes);
-        } catch {
-          continue; // binary, too large or unreadable: not something a text search can answer
+      let searched = 0;
+      try {
+        for await (const file of filesIn(scope)) {
+          if (signal?.aborted) throw new ToolError(`The search was cancelled after ${searched} files, with ${found.length} matching lines so far.`);
+          searched++;
+          let text: string;
+          try {
+            ({ text } = await readTextFile(file.folder, file.name, file.relative, limits.maxFileBytes));
+          } catch {
+            continue; // binary, too large or unreadable: not something a text search can answer
+          }
+          const lines = text.split("\n");
+          for (let index = 0; index < lines.length && !more; index++) {
+            const line = lines[index] ?? "";
+            if (!matches(line)) continue;
+            if (found.length === limits.maxSearchResults) more = true;
+            else found.push(`${file.relative}:${index + 1}: ${clip(line.trim())}`);
+          }
+          if (more) break;
         }
-        const lines = text.split("\n");
-        for (let index = 0; index < lines.length && !more; index++) {
-          const line = lines[index] ?? "";
-          if (!matches(line)) continue;
-          if (found.length === limits.maxSearchResults) more = true;
-          else found.push(`${file.relative}:${index + 1}: ${clip(line.trim())}`);
-        }
-        if (more) break;
+      } finally {
+        await scope.close();
       }
-      if (found.length === 0) return `No lines match ${JSON.stringify(pattern)} in ${JSON.stringify(scope.relative)}.`;
+      if (found.length === 0) return `No lines match ${boundedQuote(pattern)} in ${boundedQuote(scope.relative)}.`;
       if (more) {
         found.push(`[Stopped after ${limits.maxSearchResults} matches. Use a more specific pattern or a narrower path to see the rest.]`);
       }
@@ -51,34 +67,54 @@ export function searchTool(workspace: WorkspaceRoot, limits: WorkspaceLimits): T
   });
 }
 
+/**
+ * Plain text is matched as written. A regular expression runs on RE2 (re2js), whose matching time
+ * is linear in the line: a pattern like ^(a+)+$ cannot freeze the process as it would in RegExp.
+ */
 function lineMatcher(pattern: string, regex: boolean, ignoreCase: boolean): (line: string) => boolean {
   if (!regex) {
     const needle = ignoreCase ? pattern.toLowerCase() : pattern;
     return ignoreCase ? (line) => line.toLowerCase().includes(needle) : (line) => line.includes(needle);
   }
-  let expression: RegExp;
+  let expression: RE2JS;
   try {
-    expression = new RegExp(pattern, ignoreCase ? "i" : "");
+    expression = RE2JS.compile(pattern, ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new ToolError(`${JSON.stringify(pattern)} is not a valid regular expression (${reason}). Fix it, or set regex to false to search for the text as written.`);
+    const quoted = boundedQuote(pattern);
+    const feature = unsupportedFeature(pattern);
+    if (feature) {
+      throw new ToolError(
+        `${quoted} uses ${feature}, which this search does not support: patterns run on a linear-time engine (RE2 syntax), without backreferences or lookaround. Rewrite it without them, or set regex to false to search for the text as written.`,
+      );
+    }
+    const reason = (error instanceof Error ? error.message : String(error)).replace(/^error parsing regexp: /, "");
+    throw new ToolError(`${quoted} is not a valid regular expression (${boundedText(reason)}). Fix it, or set regex to false to search for the text as written.`);
   }
   return (line) => expression.test(line);
 }
 
-async function* filesIn(scope: WorkspacePath): AsyncGenerator<WorkspacePath> {
-  let isDirectory: boolean;
-  try {
-    isDirectory = (await stat(scope.absolute)).isDirectory();
-  } catch (error) {
-    throw fileError(error, scope.relative);
-  }
-  if (!isDirectory) {
-    yield scope;
+/** The construct RE2 has no way to run in linear time, named so the model knows what to drop. */
+function unsupportedFeature(pattern: string): string | undefined {
+  if (/\\[1-9]/.test(pattern)) return "a backreference (\\1 to \\9)";
+  if (/\\k</.test(pattern)) return "a named backreference (\\k<name>)";
+  if (/\(\?<[=!]/.test(pattern)) return "lookbehind ((?<= …) or (?<! …))";
+  if (/\(\?[=!]/.test(pattern)) return "lookahead ((?= …) or (?! …))";
+  if (/\(\?>/.test(pattern)) return "an atomic group ((?> …))";
+  if (/[*+?}][+]/.test(pattern)) return "a possessive quantifier (such as a++)";
+  return undefined;
+}
+
+type SearchedFile = { folder: HeldFolder; name: string; relative: string };
+
+async function* filesIn(scope: Located): AsyncGenerator<SearchedFile> {
+  if (scope.kind === "missing") throw fileError(Object.assign(new Error("missing"), { code: "ENOENT" }), scope.relative);
+  if (scope.name !== undefined) {
+    if (scope.kind === "other" && scope.stats) throw notARegularFile(scope.stats, scope.relative);
+    yield { folder: scope.folder, name: scope.name, relative: scope.relative };
     return;
   }
-  for await (const entry of walkWorkspace(scope.absolute, { recursive: true })) {
-    if (entry.kind === "file") yield { absolute: entry.absolute, relative: relativeTo(scope.root, entry.absolute), root: scope.root };
+  for await (const entry of walkWorkspace(scope.folder, { recursive: true, protection: scope.protection })) {
+    if (entry.kind === "file") yield entry;
   }
 }
 

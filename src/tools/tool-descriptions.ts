@@ -17,7 +17,7 @@ export const LIST_DIR_DESCRIPTION = [
 
 export const SEARCH_DESCRIPTION = [
   "Find lines containing a text in the workspace's files, as path:line: text.",
-  "Matching is exact and case-sensitive unless ignore_case is set; set regex to true to use a regular expression.",
+  "Matching is exact and case-sensitive unless ignore_case is set; set regex to true to use a regular expression (RE2 syntax: no backreferences or lookaround).",
   "Give path to search only one folder or file. node_modules, .git and binary files are skipped.",
   PATHS,
 ].join(" ");

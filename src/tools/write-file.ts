@@ -1,8 +1,6 @@
-import { mkdir, stat, writeFile } from "node:fs/promises";
-import path from "node:path";
 import { z } from "zod";
 import { defineTool, type Tool } from "../core/tool.js";
-import { fileError } from "./file-errors.js";
+import { fileError, notARegularFile } from "./file-errors.js";
 import { WRITE_FILE_DESCRIPTION } from "./tool-descriptions.js";
 import type { WorkspaceRoot } from "./workspace-root.js";
 
@@ -15,24 +13,21 @@ export function writeFileTool(workspace: WorkspaceRoot): Tool {
       content: z.string().describe("The file's complete new content."),
     }),
     async execute({ path: requested, content }) {
-      const file = await workspace.resolve(requested);
+      const file = await workspace.locate(requested, "write");
       try {
-        const existed = await isFile(file.absolute);
-        await mkdir(path.dirname(file.absolute), { recursive: true });
-        await writeFile(file.absolute, content, "utf8");
+        if (file.name === undefined) throw fileError(Object.assign(new Error("folder"), { code: "EISDIR" }), file.relative);
+        // A hard-linked file is fine here: it is replaced by a new file, the shared inode is left alone.
+        if (file.kind === "other" && file.stats) throw notARegularFile(file.stats, file.relative);
+        try {
+          await file.folder.replace(file.name, content, file.stats ? file.stats.mode & 0o777 : undefined);
+        } catch (error) {
+          throw fileError(error, file.relative);
+        }
         const bytes = Buffer.byteLength(content, "utf8");
-        return `Wrote ${bytes} bytes to ${file.relative} (${existed ? "replaced its previous content" : "new file"}).`;
-      } catch (error) {
-        throw fileError(error, file.relative);
+        return `Wrote ${bytes} bytes to ${file.relative} (${file.kind === "file" ? "replaced its previous content" : "new file"}).`;
+      } finally {
+        await file.close();
       }
     },
   });
-}
-
-async function isFile(absolute: string): Promise<boolean> {
-  try {
-    return (await stat(absolute)).isFile();
-  } catch {
-    return false;
-  }
 }

@@ -7,6 +7,7 @@ import { noteTools } from "../../src/integrations/test-support/note-tools.js";
 import { openAICompatibleModel } from "../../src/models/openai-compatible.js";
 import { inTurn, sendJson, startTestServer, type Handler } from "../../src/models/test-support/http-server.js";
 import { PlanNotebook } from "../../src/planning/notebook/plan-notebook.js";
+import { runSwapRace } from "../../src/tools/test-support/swap-race.js";
 import { tempWorkspace } from "../../src/tools/test-support/temp-workspace.js";
 import { startViewer } from "../../src/web/viewer-server.js";
 import { STRATEGIES } from "../../src/cli/strategies.js";
@@ -86,6 +87,18 @@ describe("workspace tools refuse every path outside the root", () => {
     } finally {
       ws.remove();
     }
+  });
+});
+
+describe("a second process swaps a workspace folder for a link to outside, in a tight loop", () => {
+  it("while every file tool runs on paths through it: nothing outside is read, listed, written or changed", async () => {
+    const race = await runSwapRace(400);
+    recordFigure(
+      "5-confinement",
+      `symlink-swap race: ${race.calls} tool calls during ${race.swaps} swaps by a second process, ${race.refused} refused or failed, escapes ${race.escapes.length}`,
+    );
+    expect(race.swaps).toBeGreaterThan(0);
+    expect(race.escapes).toEqual([]);
   });
 });
 

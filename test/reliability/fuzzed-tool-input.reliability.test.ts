@@ -1,6 +1,9 @@
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
+import { Agent } from "../../src/core/agent.js";
+import { MAX_ARGUMENT_CHARS, MAX_ARGUMENT_DEPTH } from "../../src/core/argument-limits.js";
 import type { Tool, ToolResult } from "../../src/core/tool.js";
+import { scriptedModel } from "../../src/models/scripted.js";
 import { contextFolding } from "../../src/planning/folding/context-folding.js";
 import { PlanNotebook } from "../../src/planning/notebook/plan-notebook.js";
 import { TaskBoard } from "../../src/planning/tasks/task-board.js";
@@ -264,5 +267,107 @@ describe("fuzzed tool input: no exception escapes, errors are actionable, state 
   afterAll(() => {
     expect(escapeSamples.slice(0, 5)).toEqual([]);
     expect(escapes).toBe(0);
+  });
+});
+
+/**
+ * Deep nesting and huge arguments, in every form a call can take (JSON text of objects or arrays,
+ * JSON text inside a string argument, an object built by a caller), sent to every model-facing tool:
+ * each is answered or refused with a result, never a throw; refusals name the limit.
+ */
+describe("deepest and largest arguments", () => {
+  const DEPTHS = [1, MAX_ARGUMENT_DEPTH - 1, MAX_ARGUMENT_DEPTH, MAX_ARGUMENT_DEPTH + 1, 1_000, 100_000, 1_000_000];
+  const objects = (levels: number) => '{"a":'.repeat(levels - 1) + "{}" + "}".repeat(levels - 1);
+  const arrays = (levels: number) => "[".repeat(levels) + "]".repeat(levels);
+  const built = (levels: number) => {
+    let value: unknown = {};
+    for (let i = 1; i < levels; i++) value = { a: value };
+    return value;
+  };
+  /** Each form puts `levels` of nesting under one key of the arguments object: one level more in all. */
+  const forms = (key: string, levels: number): [string, unknown][] => [
+    ["object text", `{"${key}":${objects(levels)}}`],
+    ["array text", `{"${key}":${arrays(levels)}}`],
+    ["text in a string", { [key]: objects(levels) }],
+    ["built object", { [key]: built(levels) }],
+  ];
+
+  it("every tool answers every depth and size with a result, refusing past the limits", async () => {
+    const ws = tempWorkspace({ "a.txt": "alpha\n" });
+    let calls = 0;
+    const thrown: string[] = [];
+    let deepestRefused = 0;
+    let deepestAccepted = 0;
+    let largestRefused = 0;
+    try {
+      const notebook = new PlanNotebook();
+      const board = new TaskBoard({ agentName: "deep" });
+      const tools = [
+        ...notebook.tools(),
+        ...board.tools(),
+        ...todoList().tools!(),
+        ...["read_file", "list_dir", "search", "write_file", "edit_file"].map((name) => ws.tool(name)),
+        ...contextFolding().tools!(),
+      ];
+      const attempt = async (tool: Tool, args: unknown): Promise<ToolResult | undefined> => {
+        calls++;
+        try {
+          const result = await tool.invoke(args);
+          expect(unusable(result)).toBeNull();
+          return result;
+        } catch (error) {
+          thrown.push(`${tool.name} threw ${String(error).slice(0, 200)}`);
+          return undefined;
+        }
+      };
+      for (const tool of tools) {
+        // metadata takes any JSON, so there a deep value within the limit is accepted, not just parsed.
+        const key = tool.name === "TaskCreate" ? "metadata" : "subtask";
+        for (const levels of DEPTHS) {
+          for (const [form, args] of forms(key, levels)) {
+            const full = tool.name === "TaskCreate" && typeof args === "object" ? { subject: "s", description: "d", ...args } : args;
+            const result = await attempt(tool, full);
+            const refusedForDepth = result?.text.includes(`more than`) && result.text.includes("levels");
+            // Text inside a string is only parsed where an object is expected (revise_current_plan's subtask).
+            const parsed = form !== "text in a string" || tool.name === "revise_current_plan";
+            if (levels + 1 > MAX_ARGUMENT_DEPTH && parsed) {
+              expect(refusedForDepth || result?.text.includes("characters long"), `${tool.name} ${form} ${levels}`).toBe(true);
+              deepestRefused = Math.max(deepestRefused, levels + 1);
+            } else {
+              expect(refusedForDepth, `${tool.name} ${form} ${levels}`).toBe(false);
+              if (tool.name === "TaskCreate" && form === "built object" && result?.isError === false) deepestAccepted = Math.max(deepestAccepted, levels + 1);
+            }
+          }
+        }
+        for (const length of [MAX_ARGUMENT_CHARS, MAX_ARGUMENT_CHARS * 2]) {
+          const text = `{"content":"${"x".repeat(length - 15)}"}`;
+          const result = await attempt(tool, text);
+          if (text.length > MAX_ARGUMENT_CHARS) {
+            expect(result?.text).toContain("characters long");
+            largestRefused = Math.max(largestRefused, text.length);
+          } else expect(result?.text ?? "").not.toContain("characters long");
+        }
+      }
+
+      // A whole run with every planning plugin: the model's deepest call is answered, the run ends.
+      const model = scriptedModel([
+        { toolCalls: [{ name: "TaskCreate", arguments: `{"subject":"s","description":"d","metadata":{"x":${arrays(1_000_000)}}}` }] },
+        "gave up",
+      ]);
+      const agent = new Agent({ model, plugins: [new PlanNotebook(), new TaskBoard(), todoList(), contextFolding()] });
+      expect(await agent.run("go")).toMatchObject({ text: "gave up", stopReason: "final" });
+      const answer = model.requests[1]?.messages.find((m) => m.role === "tool");
+      expect(answer?.content).toContain(`more than ${MAX_ARGUMENT_DEPTH} levels`);
+    } finally {
+      ws.remove();
+    }
+    const mb = (chars: number) => `${(chars / 1_000_000).toFixed(1)} MB`;
+    recordFigure(
+      "1-fuzz-deep",
+      `deepest argument handled ${deepestRefused.toLocaleString("en-US")} levels (${mb(arrays(deepestRefused).length)} as arrays) refused cleanly, ` +
+        `${deepestAccepted} levels accepted, ${mb(largestRefused)} refused for size; ${calls} calls, throws ${thrown.length}`,
+    );
+    expect(thrown.slice(0, 5)).toEqual([]);
+    expect(deepestAccepted).toBe(MAX_ARGUMENT_DEPTH);
   });
 });

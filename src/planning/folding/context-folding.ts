@@ -18,6 +18,11 @@ export interface ContextFoldingOptions {
   lowWaterShare?: number;
   /** The latest turns, whose results the fallback for runs without units never stubs (default 2). */
   keepRecentTurns?: number;
+  /**
+   * The share of the budget that folded records may fill before all but the newest few merge into
+   * one digest of a line per unit (default 0.1), so that a long run's records do not fill the budget.
+   */
+  recordShare?: number;
 }
 
 export type ContextFolding = Plugin & {
@@ -29,6 +34,9 @@ const DEFAULT_CONTEXT_WINDOW = 128_000;
 const DEFAULT_SHARE = 0.5;
 const DEFAULT_LOW_WATER_SHARE = 0.5;
 const DEFAULT_KEEP_RECENT_TURNS = 2;
+const DEFAULT_RECORD_SHARE = 0.1;
+// The newest records keep their detail (files, URLs touched): the model is likeliest to need them.
+const KEEP_DETAILED_RECORDS = 3;
 // A batch that saves less than this share of the budget would break the prompt cache for little: wait.
 const MIN_BATCH_SHARE = 0.1;
 
@@ -47,6 +55,8 @@ export function contextFolding(opts: ContextFoldingOptions = {}): ContextFolding
   if (!(budgetTokens > 0)) throw new Error(`contextFolding needs a positive token budget, got ${budgetTokens}.`);
   if (!(lowWaterShare > 0 && lowWaterShare < 1)) throw new Error(`lowWaterShare must be between 0 and 1, got ${lowWaterShare}.`);
   const lowWaterTokens = Math.floor(budgetTokens * lowWaterShare);
+  const recordShare = opts.recordShare ?? DEFAULT_RECORD_SHARE;
+  if (!(recordShare > 0 && recordShare < 1)) throw new Error(`recordShare must be between 0 and 1, got ${recordShare}.`);
 
   const ledger = new UnitLedger();
   let units: FoldedUnit[] = [];
@@ -85,9 +95,13 @@ export function contextFolding(opts: ContextFoldingOptions = {}): ContextFolding
         isStubbed: (callId) => stubbedIds.has(callId),
         excessTokens: tokensBefore - lowWaterTokens,
         keepRecentTurns,
+        archive: units,
+        maxRecordTokens: budgetTokens * recordShare,
+        keepDetailedRecords: KEEP_DETAILED_RECORDS,
       });
       if (!batch || batch.tokensSaved < budgetTokens * MIN_BATCH_SHARE) return;
       units = [...units, ...batch.units];
+      for (const fold of batch.digested) fold.digested = true;
       stubs = [...stubs, ...batch.stubs];
       for (const stub of batch.stubs) stubbedIds.add(stub.original.toolCallId);
       ledger.forget(batch.foldedTurnKeys);
@@ -110,6 +124,7 @@ export function contextFolding(opts: ContextFoldingOptions = {}): ContextFolding
           name: stub.original.name,
           tokensSaved: stub.tokensSaved,
         })),
+        digested: batch.digested.map((fold) => ({ ...fold.unit })),
         tokensBefore,
         tokensAfter: estimateMessageTokens(batch.memory) + overheadTokens,
         tokensSaved: batch.tokensSaved,

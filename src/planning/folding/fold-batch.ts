@@ -2,12 +2,16 @@ import type { WorkUnit } from "../work-units.js";
 import { cloneMessages, type Message, type ToolMessage } from "../../core/messages.js";
 import { estimateMessageTokens, estimateTokens } from "../../core/tokens.js";
 import { foldedUnitRecord, stubbedResult } from "./folded-record.js";
+import { digestRecords } from "./record-digest.js";
 import { findToolTurns, type ToolTurn } from "./tool-turns.js";
 import { collectReferences } from "./touched-references.js";
 import type { LedgerUnit } from "./unit-ledger.js";
 
-/** A finished unit's turns, folded into one record; `messages` are the originals, exactly. */
-export type FoldedUnit = { unit: WorkUnit; outcome: string; messages: Message[]; record: string; tokensSaved: number };
+/**
+ * A finished unit's turns, folded into one record; `messages` are the originals, exactly. `digested`:
+ * the record has since become a line of the digest of older folds.
+ */
+export type FoldedUnit = { unit: WorkUnit; outcome: string; messages: Message[]; record: string; tokensSaved: number; digested?: boolean };
 
 /** A tool result replaced by a short stub; `original` is the tool message as it was. */
 export type StubbedResult = { original: ToolMessage; tokensSaved: number };
@@ -16,6 +20,8 @@ export type FoldBatch = {
   memory: Message[];
   units: FoldedUnit[];
   stubs: StubbedResult[];
+  /** Folds (earlier ones or this batch's) whose records this batch merged into the digest. */
+  digested: FoldedUnit[];
   tokensSaved: number;
   foldedTurnKeys: string[];
 };
@@ -27,13 +33,21 @@ export interface FoldBatchInput {
   excessTokens: number;
   /** The fallback never stubs results of the latest turns: the model is still reading them. */
   keepRecentTurns: number;
+  /** The folds of earlier batches, oldest first. */
+  archive: readonly FoldedUnit[];
+  /** Folded records may add up to this many estimated tokens before older ones join the digest. */
+  maxRecordTokens: number;
+  /** The newest records that keep their detail when older ones join the digest. */
+  keepDetailedRecords: number;
 }
 
 /**
  * Chooses one batch of folds and applies it: finished units, oldest finished first, until enough is
  * saved; then, if that was not enough (or the run has no units), the oldest large tool results
  * outside any live unit become stubs. Only whole turns are removed, so user messages, text replies
- * and live units' work stay as they are. Returns undefined when there is nothing to fold.
+ * and live units' work stay as they are. Last, when the records themselves have grown past their
+ * share (or the batch is still short), older records merge into one digest. Returns undefined when
+ * there is nothing to fold.
  */
 export function foldBatch(memory: readonly Message[], input: FoldBatchInput): FoldBatch | undefined {
   const turns = findToolTurns(memory);
@@ -70,11 +84,25 @@ export function foldBatch(memory: readonly Message[], input: FoldBatchInput): Fo
     }
   }
 
-  if (units.length === 0 && stubs.size === 0) return undefined;
+  const folded = units.map((u) => u.folded);
+  let next = rewrite(memory, units, stubs);
+  const digest = digestRecords(next, {
+    folds: [...input.archive, ...folded],
+    maxRecordTokens: input.maxRecordTokens,
+    force: saved < input.excessTokens,
+    keepDetailed: input.keepDetailedRecords,
+  });
+  if (digest) {
+    next = digest.memory;
+    saved += digest.tokensSaved;
+  }
+
+  if (units.length === 0 && stubs.size === 0 && !digest) return undefined;
   return {
-    memory: rewrite(memory, units, stubs),
-    units: units.map((u) => u.folded),
+    memory: next,
+    units: folded,
     stubs: [...stubs.values()].map((s) => s.stub),
+    digested: digest?.digested ?? [],
     tokensSaved: saved,
     foldedTurnKeys: [...foldedTurns].map((turn) => turn.key),
   };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { foldedUnitRecord, stubbedResult } from "./folded-record.js";
+import { foldedDigest, foldedUnitRecord, stubbedResult } from "./folded-record.js";
 
 describe("folded records", () => {
   const unit = { kind: "subtask", id: "2", title: "Write the parser" };
@@ -44,5 +44,21 @@ describe("folded records", () => {
     expect(stub).toContain("812");
     expect(stub).toContain("src/a.ts, https://x.example/y");
     expect(stub).toContain('recall with unit "call_3_1"');
+  });
+});
+
+describe("the digest of older folds", () => {
+  it("gives each unit one line with its latest outcome and says how to recall it", () => {
+    const unit = (id: string) => ({ kind: "subtask", id, title: `Step ${id}` });
+    const digest = foldedDigest([
+      { unit: unit("1"), outcome: "first try" },
+      { unit: unit("2"), outcome: "" },
+      { unit: unit("1"), outcome: "done for good" },
+    ]);
+    expect(digest).toMatch(/^<folded-work units="2">/);
+    expect(digest).toContain('- subtask:1 "Step 1": done for good');
+    expect(digest).not.toContain("first try");
+    expect(digest).toContain('- subtask:2 "Step 2": (no outcome given)');
+    expect(digest).toMatch(/call recall with its reference/);
   });
 });

@@ -53,3 +53,20 @@ function listed(label: string, items: readonly string[]): string[] {
   const more = items.length > LISTED_PER_KIND ? ` … and ${items.length - LISTED_PER_KIND} more` : "";
   return [`${label}: ${items.slice(0, LISTED_PER_KIND).join(", ")}${more}`];
 }
+
+/**
+ * The one message that stands for older folded units once their records add up: a line per unit
+ * with its outcome, so the model still knows what was done and how to recall each one.
+ */
+export function foldedDigest(folds: readonly { unit: WorkUnit; outcome: string }[]): string {
+  // A unit folded in two batches has two folds; it is one line, with its latest outcome.
+  const latest = new Map<string, { unit: WorkUnit; outcome: string }>();
+  for (const fold of folds) latest.set(unitRef(fold.unit), fold);
+  const lines = [...latest].map(([ref, { unit, outcome }]) => `- ${ref} "${unit.title}": ${outcome || "(no outcome given)"}`);
+  return [
+    `<folded-work units="${latest.size}">`,
+    "Earlier finished work, folded to save context. For a unit's original calls and results, call recall with its reference.",
+    ...lines,
+    "</folded-work>",
+  ].join("\n");
+}

@@ -5,6 +5,8 @@ export type ContextFoldedEvent = {
   units: { unit: WorkUnit; outcome: string; messages: number; tokensSaved: number }[];
   /** Tool results of a run without (enough) finished units, replaced by stubs; recallable by callId. */
   stubbed: { callId: string; name: string; tokensSaved: number }[];
+  /** Units whose records this batch merged into the digest of older folds (one line each). */
+  digested: WorkUnit[];
   /** Estimated request size before and after the batch. */
   tokensBefore: number;
   tokensAfter: number;

@@ -131,8 +131,10 @@ describe.each([notebook, board, todos])("context folding with the $name", (strat
     expect(folds[0]?.unit).toMatchObject({ title: titleOf(0) });
     expect(`${strategy.kind}:${folds[0]?.unit.id}`).toBe(folded.refOf(0));
 
-    // Finished units became one record each, naming the unit, its outcome and the files it read.
-    const record = folded.agent.memory.find((m) => m.role === "assistant" && m.content.includes(`<folded-work unit="${folded.refOf(0)}">`));
+    // Finished units became one record each, naming the unit, its outcome and the files it read (as
+    // requests show it: older records later merge into a digest).
+    const sent = folded.model.requests.flatMap((req) => req.messages);
+    const record = sent.find((m) => m.role === "assistant" && m.content.includes(`<folded-work unit="${folded.refOf(0)}">`));
     expect(record?.content).toContain(titleOf(0));
     expect(record?.content).toContain(`Outcome: ${strategy.outcomeOf(0)}`);
     expect(record?.content).toContain("src/m0/f3.ts");

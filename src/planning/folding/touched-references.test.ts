@@ -36,4 +36,10 @@ describe("collectReferences", () => {
     const refs = collectReferences([{ role: "tool", toolCallId: "c1", name: "TaskCreate", content: '{"id":"12","subject":"x"}' }]);
     expect(refs.ids).toEqual(["id=12"]);
   });
+
+  it("reads arguments nested too deep to walk as plain text instead of overflowing the stack", () => {
+    const deep = '{"path":"notes/a.md","x":' + "[".repeat(100_000) + "]".repeat(100_000) + "}";
+    const refs = collectReferences([{ role: "assistant", content: "", toolCalls: [{ id: "c1", name: "write_file", arguments: deep }] }]);
+    expect(refs.files).toEqual(["notes/a.md"]);
+  });
 });

@@ -1,3 +1,4 @@
+import { withinArgumentLimits } from "../../core/argument-limits.js";
 import type { Message } from "../../core/messages.js";
 
 /** The files, URLs and ids a stretch of work touched: what a folded record must keep (Manus's lesson). */
@@ -51,7 +52,8 @@ function scanText(text: string, found: Found): void {
 
 function parseJson(text: string): unknown {
   const trimmed = text.trimStart();
-  if (!trimmed.startsWith("{") && !trimmed.startsWith("[")) return undefined;
+  // Too deep to walk by key: it is read as plain text instead.
+  if ((!trimmed.startsWith("{") && !trimmed.startsWith("[")) || !withinArgumentLimits(text)) return undefined;
   try {
     return JSON.parse(text) as unknown;
   } catch {

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { PluginHosts, type Plugin, type PluginHost } from "../../core/plugin.js";
+import { PluginHosts, type BeforeModelContext, type Plugin, type PluginHost } from "../../core/plugin.js";
 import type { Message } from "../../core/messages.js";
 import { ToolError, type Tool } from "../../core/tool.js";
-import { defaultPlanToHint, finishedPlanHint, wrapHint } from "./hints.js";
+import { defaultPlanToHint, finishedPlanHint, planGuidance, wrapHint, type RecommendedCall } from "./hints.js";
 import { MemoryPlanStorage } from "./memory-plan-storage.js";
 import {
   Plan,
@@ -29,6 +29,11 @@ export type PlanChangeHook = (plan: Plan, change: PlanChange) => void | Promise<
 declare module "../../core/events.js" {
   interface AgentEventMap {
     "plan-updated": { change: PlanChange; plan: Plan };
+    /**
+     * The hint appended to one model request, exactly as the model receives it (AgentScope prints it
+     * with print_hint_msg), and the call it recommends when the default hint names one.
+     */
+    "hint-added": { plugin: string; step: number; text: string; next?: RecommendedCall };
   }
 }
 
@@ -109,17 +114,26 @@ export class PlanNotebook implements Plugin {
 
   /** The hint the next model request gets, wrapped in <system-hint>, or null for none. */
   hint(): string | null {
-    const text =
-      this.#current === null && this.#justFinished !== null && this.#planToHint === defaultPlanToHint
-        ? finishedPlanHint(this.#justFinished)
-        : this.#planToHint(this.#current);
-    return text === null ? null : wrapHint(text);
+    return this.#nextHint().text;
   }
 
-  beforeModel(): Message[] {
-    const hint = this.hint();
+  beforeModel(ctx: BeforeModelContext): Message[] {
+    const { text, next } = this.#nextHint();
     this.#justFinished = null;
-    return hint === null ? [] : [{ role: "user", content: hint }];
+    if (text === null) return [];
+    this.#hosts.emitTo(ctx.agentName, { type: "hint-added", plugin: this.name, step: ctx.step, text, ...(next ? { next } : {}) });
+    return [{ role: "user", content: text }];
+  }
+
+  /** The next hint, and the call it recommends (only the default hint names one). */
+  #nextHint(): { text: string | null; next: RecommendedCall | null } {
+    if (this.#planToHint !== defaultPlanToHint) {
+      const text = this.#planToHint(this.#current);
+      return { text: text === null ? null : wrapHint(text), next: null };
+    }
+    if (this.#current === null && this.#justFinished !== null) return { text: wrapHint(finishedPlanHint(this.#justFinished)), next: null };
+    const guidance = planGuidance(this.#current);
+    return { text: wrapHint(guidance.text), next: guidance.next };
   }
 
   registerPlanChangeHook(name: string, hook: PlanChangeHook): void {
@@ -194,6 +208,14 @@ export class PlanNotebook implements Plugin {
       );
     }
     if (state === "in_progress") this.#checkCanStart(plan, at, "start");
+    const busy = plan.subtasks.findIndex((s) => s.state === "in_progress");
+    if (state === "todo" && busy > at) {
+      throw new ToolError(
+        `Subtask ${busy} '${plan.subtasks[busy]!.name}' is in progress and comes after subtask ${at}, so subtask ${at} cannot ` +
+          `be set back to 'todo': nothing open may come before the subtask in progress. Set subtask ${busy} back to 'todo' first, ` +
+          `or add a new subtask after it with 'revise_current_plan' (action='add') to redo the work.`,
+      );
+    }
     subtask.state = state;
     subtask.finishedAt = state === "abandoned" ? this.#now() : null;
     if (state === "in_progress" && plan.state === "todo") plan.state = "in_progress";
@@ -234,6 +256,14 @@ export class PlanNotebook implements Plugin {
     const plan = this.#requirePlan().clone();
     if (action === "add") {
       const at = this.#checkIndex(plan, index, { allowEnd: true });
+      // Everything before the subtask in progress is done or abandoned; a new todo there would block it.
+      const busy = plan.subtasks.findIndex((s) => s.state === "in_progress");
+      if (busy >= at) {
+        throw new ToolError(
+          `Subtask ${busy} '${plan.subtasks[busy]!.name}' is in progress, and a new subtask cannot go before it. Add it at ` +
+            `subtask_idx ${busy + 1} to ${plan.subtasks.length} (after the subtask in progress), or set subtask ${busy} back to 'todo' first.`,
+        );
+      }
       const missing = (["name", "description", "expectedOutcome"] as const).filter((key) => subtask?.[key] === undefined);
       if (missing.length > 0) {
         throw new ToolError(`To add a subtask, give its ${missing.map(snakeCase).join(", ")} in the 'subtask' argument.`);

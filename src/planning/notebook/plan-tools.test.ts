@@ -138,12 +138,11 @@ describe("plan notebook tools", () => {
       const { call, states } = await withPlan();
       await call("update_subtask_state", { subtask_idx: 0, state: "abandoned" });
       await call("update_subtask_state", { subtask_idx: 1, state: "in_progress" });
-      await call("update_subtask_state", { subtask_idx: 0, state: "todo" });
       const result = await call("update_subtask_state", { subtask_idx: 0, state: "in_progress" });
       expect(result.isError).toBe(true);
       expect(result.text).toContain("Subtask 1 'Test' is in progress");
       expect(result.text).toContain("'finish_subtask'");
-      expect(states()).toEqual(["todo", "in_progress", "todo"]);
+      expect(states()).toEqual(["abandoned", "in_progress", "todo"]);
     });
 
     it("lets a later subtask start once the earlier ones are abandoned", async () => {

@@ -63,8 +63,9 @@ describe("PlanNotebook units of work", () => {
     await notebook.createPlan(tripPlan());
     await notebook.finishSubtask(0, "Tickets");
     const hotel = idOf(1);
+    // A subtask goes before the one in progress only once that one is set back to todo.
+    await notebook.updateSubtaskState(1, "todo");
     await notebook.reviseCurrentPlan(1, "add", { name: "Visa", description: "Get a visa.", expectedOutcome: "A visa." });
-    await notebook.updateSubtaskState(2, "todo");
     await notebook.updateSubtaskState(1, "in_progress");
     const visa = idOf(1);
     expect(visa).not.toBe(hotel);

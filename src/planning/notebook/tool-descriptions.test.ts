@@ -9,6 +9,7 @@ describe("plan tool descriptions", () => {
     expect(TOOL_DESCRIPTIONS.finish_subtask).toMatch(/earlier subtask must be done or abandoned/);
     expect(TOOL_DESCRIPTIONS.revise_current_plan).toMatch(/number of subtasks to append/);
     expect(TOOL_DESCRIPTIONS.revise_current_plan).toMatch(/keeps its state and outcome/);
+    expect(TOOL_DESCRIPTIONS.revise_current_plan).toMatch(/never before the subtask in progress/);
     expect(TOOL_DESCRIPTIONS.finish_plan).toContain("'view_historical_plans'");
     expect(TOOL_DESCRIPTIONS.recover_historical_plan).toMatch(/archived \(as abandoned/);
     expect(TOOL_DESCRIPTIONS.view_historical_plans).toMatch(/id, name, creation time, description and state/);

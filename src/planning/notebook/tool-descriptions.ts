@@ -15,7 +15,7 @@ export const TOOL_DESCRIPTIONS = {
     "The next todo subtask then becomes in progress.",
   revise_current_plan:
     "Change the current plan's subtasks. action='add' inserts the subtask before subtask_idx (use the number " +
-    "of subtasks to append); action='revise' changes the name, description or expected outcome of the subtask " +
+    "of subtasks to append), never before the subtask in progress; action='revise' changes the name, description or expected outcome of the subtask " +
     "at subtask_idx and keeps its state and outcome; action='delete' removes it.",
   finish_plan:
     "Finish the current plan as 'done' (every subtask done or abandoned) or 'abandoned', with its outcome. The " +

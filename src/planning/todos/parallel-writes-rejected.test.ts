@@ -32,7 +32,7 @@ describe("parallel write_todos calls in one turn", () => {
     expect(updates).toHaveLength(1);
     const results = model.requests[2]?.messages.filter((m) => m.role === "tool") ?? [];
     expect(results.map((m) => m.content)).toEqual([
-      "Todo list saved.",
+      "Saved.",
       expect.stringMatching(/called write_todos 2 times.*none of those calls was applied.*one write_todos call per turn/),
       "noted",
       expect.stringMatching(/called write_todos 2 times/),

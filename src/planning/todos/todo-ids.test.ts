@@ -27,7 +27,7 @@ describe("todo ids and the patch form", () => {
       call(three),
       call({ updates: [{ id: 1, status: "completed" }, { id: 2, status: "in_progress" }] }),
     ]);
-    expect(results).toEqual(["Todo list saved.", "Todo list saved."]);
+    expect(results).toEqual(["Saved.", "Saved."]);
     expect(todos.todos).toEqual([
       { content: "A", status: "completed" },
       { content: "B", status: "in_progress" },
@@ -48,7 +48,7 @@ describe("todo ids and the patch form", () => {
       }),
     ]);
     const tail = model.requests[2]?.messages.at(-1)?.content ?? "";
-    expect(tail).toMatch(/#3 \[pending\] C, renamed\n- #1 \[in_progress\] A\n- #4 \[pending\] D/);
+    expect(tail).toMatch(/#3 \[pending\] C, renamed\n#1 \[in_progress\] A\n#4 \[pending\] D/);
   });
 
   it("answers an unknown id or a doubled id with an error naming the ids in the list", async () => {

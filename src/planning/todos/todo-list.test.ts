@@ -66,7 +66,7 @@ describe("todoList", () => {
     const agent = new Agent({ model, plugins: [todoList()] });
     await agent.run("go");
     const result = agent.memory.find((m) => m.role === "tool");
-    expect(result?.content).toBe("Todo list saved.");
+    expect(result?.content).toBe("Saved.");
   });
 
   it("does not recite when recitation is turned off", async () => {

@@ -48,7 +48,7 @@ describe("transition checks", () => {
       ],
     ];
     const { todos, results } = await run(true, steps);
-    expect(results).toEqual(["Todo list saved.", "Todo list saved.", "Todo list saved."]);
+    expect(results).toEqual(["Saved.", "Saved.", "Saved."]);
     expect(todos.every((t) => t.status === "completed")).toBe(true);
   });
 

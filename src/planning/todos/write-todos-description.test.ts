@@ -17,12 +17,12 @@ describe("write_todos description", () => {
   it.each(variants)("carries the rules on updating, focus, blocking and answering (%o)", (opts) => {
     const text = writeTodosDescription(opts);
     expect(text).toMatch(/moment an item changes/);
-    expect(text).toMatch(/Never save several changes/);
+    expect(text).toMatch(/never save several changes/i);
     expect(text).toMatch(/exactly one item in_progress until every item is completed/);
-    expect(text).toMatch(/no failed status/);
+    expect(text).toMatch(/no failed status/i);
     expect(text).toMatch(/blocked, leave it in_progress and add a new item/);
     expect(text).toMatch(/not the answer.*After your last write_todos call, give the user your answer/);
-    expect(text).toMatch(/at most once per turn/);
+    expect(text).toMatch(/at most once per turn/i);
   });
 
   it("names the three statuses and full replacement by default", () => {

@@ -10,16 +10,17 @@ export const WRITE_TODOS = "write_todos";
  * The tool's result: a neutral acknowledgement. It does not restate the list (the recitation shows
  * it), because an echoed all-completed list reads to a model like the end of the job.
  */
-export const TODOS_SAVED = "Todo list saved.";
+export const TODOS_SAVED = "Saved.";
 
 const status = z.enum(TODO_STATUSES);
 const content = z.string().trim().min(1);
 const item = z.object({ content, status });
 const id = z.number().int().positive();
 
-const fullList = z.object({ todos: z.array(item).describe("The complete list, in order") });
+// The description says the list is complete and ordered; the schema does not repeat it on every request.
+const fullList = z.object({ todos: z.array(item) });
 const listWithIds = z.object({
-  todos: z.array(item.extend({ id: id.optional() })).optional().describe("The complete list, in order"),
+  todos: z.array(item.extend({ id: id.optional() })).optional(),
   updates: z.array(z.object({ id, content: content.optional(), status: status.optional() })).optional(),
 });
 

@@ -1,4 +1,5 @@
 import type { ZodType } from "zod";
+import { parseJsonWithinLimits } from "../../core/argument-limits.js";
 
 /**
  * Reads the JSON a model was asked for out of its reply. Models often wrap it in a Markdown fence or
@@ -11,11 +12,9 @@ export function parseJsonReply(text: string): { value: unknown } | { error: stri
   const candidates = [trimmed, fenced, outermostObject(trimmed)].filter((c): c is string => typeof c === "string");
   let firstError = "";
   for (const candidate of candidates) {
-    try {
-      return { value: JSON.parse(candidate) };
-    } catch (error) {
-      firstError ||= error instanceof Error ? error.message : String(error);
-    }
+    const parsed = parseJsonWithinLimits(candidate);
+    if ("value" in parsed) return parsed;
+    firstError ||= parsed.error;
   }
   return { error: `The reply is not valid JSON (${firstError}). Reply with one JSON object and nothing else.` };
 }

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { planRejectedAnswer, planReviewNote, rejectedPlanFeedback, stepEditChanges } from "./plan-approval-prompts.js";
-import { planRejectedNote, planRejectedResult } from "./plan-tool-prompts.js";
-import { replannerPrompt, stepExecutorInput, stepPlannerRejectedNote } from "./plan-and-execute-prompts.js";
-import type { PlanReview } from "./workflow-trace.js";
+import { planRejectedNote, planRejectedResult } from "./plan-tool/plan-tool-prompts.js";
+import { replannerPrompt, stepExecutorInput, stepPlannerRejectedNote } from "./plan-and-execute/plan-and-execute-prompts.js";
+import type { PlanReview } from "./plan-review.js";
 
 const proposed = ["Read a", "Read b", "Write the report"];
 

@@ -1,6 +1,6 @@
 // What planners, executors and callers read about the user's review of a plan. plan-approval-prompts.test.ts checks them.
 import { alignLists } from "../plan-edits/list-alignment.js";
-import type { PlanReview } from "./workflow-trace.js";
+import type { PlanReview } from "./plan-review.js";
 
 /** One line per change the user's edit made to the proposed steps, numbered 1-based as in the edited plan. */
 export function stepEditChanges(proposed: readonly string[], edited: readonly string[]): string[] {
@@ -53,9 +53,23 @@ export function rejectedPlanFeedback(steps: readonly string[], feedback: string)
 
 /** The workflow's answer when the user rejected both proposals: nothing was run. */
 export function planRejectedAnswer(review: PlanReview): string {
-  const feedback = [...review.earlier.map((r) => r.feedback), review.decision.action === "reject" ? review.decision.feedback : ""]
+  const feedback = quotedFeedback(review);
+  return `Nothing was done: the user rejected the plan${review.earlier.length > 0 ? " twice" : ""}. Their feedback: ${feedback}.`;
+}
+
+/** Plan-and-execute's answer when the user rejected a revised plan twice: the steps done stay done. */
+export function replanRejectedAnswer(review: PlanReview, doneCount: number, lastResult: string): string {
+  const feedback = quotedFeedback(review);
+  return [
+    `Stopped after ${doneCount} step(s): the user rejected the revised plan twice. Their feedback: ${feedback}.`,
+    `Result of the last step done: ${lastResult || "(none)"}`,
+  ].join("\n");
+}
+
+/** Every rejection's feedback in order, quoted: "first", then "second". */
+function quotedFeedback(review: PlanReview): string {
+  return [...review.earlier.map((r) => r.feedback), review.decision.action === "reject" ? review.decision.feedback : ""]
     .filter((text) => text.length > 0)
     .map((text) => `"${text}"`)
     .join(", then ");
-  return `Nothing was done: the user rejected the plan${review.earlier.length > 0 ? " twice" : ""}. Their feedback: ${feedback}.`;
 }

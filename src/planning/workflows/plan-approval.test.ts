@@ -3,9 +3,10 @@ import { Agent } from "../../core/agent.js";
 import type { AgentEvent } from "../../core/events.js";
 import type { ModelRequest } from "../../core/model.js";
 import { scriptedModel } from "../../models/scripted.js";
-import { PlanAndExecute } from "./plan-and-execute.js";
-import type { PlanApprover, PlanDecision } from "./plan-approval.js";
-import { PlanTool } from "./plan-tool.js";
+import { PlanAndExecute } from "./plan-and-execute/plan-and-execute.js";
+import type { PlanApprover } from "./plan-approval.js";
+import type { PlanDecision } from "./plan-review.js";
+import { PlanTool } from "./plan-tool/plan-tool.js";
 
 /** An approver that answers from a script and remembers what it was shown. */
 function scriptedApprover(...decisions: PlanDecision[]): PlanApprover & { shown: string[][] } {

@@ -1,91 +1,114 @@
-import type { AgentEventInit } from "../../core/events.js";
-import type { PlanReview, WorkflowKind } from "./workflow-trace.js";
+import type { ApprovalDecision, ApprovalDecisions, PendingCall } from "../../core/approval.js";
+import type { PlanDecision, PlanReview } from "./plan-review.js";
+import type { WorkflowRun } from "./workflow-run.js";
+import type { WorkflowOutcome, WorkflowRunOptions } from "./workflow.js";
 
-/** The user's answer to a proposed plan: run it, run their edited steps instead, or re-plan with their feedback. */
-export type PlanDecision = { action: "approve" } | { action: "edit"; steps: string[] } | { action: "reject"; feedback: string };
-
-/** Asks the user about a plan before it runs (a terminal prompt, a web form, a test script). */
+/**
+ * Asks the user about a plan in process (a terminal prompt, a test script). Workflows pause for
+ * plan approval; given an approver, `run` answers each pause with it and goes on.
+ */
 export type PlanApprover = (plan: { task: string; steps: string[] }) => Promise<PlanDecision>;
 
-/** One planner attempt as a workflow makes it: `steps` is undefined when the output was unusable. */
-export type PlannerAttempt = { steps?: string[]; errors: string[]; durationMs: number };
+/** A plan waiting for the user, as a workflow keeps it in its progress. */
+export type PlanProposal = {
+  steps: string[];
+  /** Earlier proposals of this review the user rejected, with their feedback. */
+  earlier: { steps: string[]; feedback: string }[];
+  callId: string;
+};
 
-/** The plan a workflow runs, how it came about, and the user's review of it when there was one. */
-export type ReviewedPlan = { steps: string[]; errors: string[]; fallback: boolean; durationMs: number; review?: PlanReview };
+/** What follows the user's decision: run these steps, re-plan with the feedback, or stop (rejected twice). */
+export type ReviewStep = { run: string[]; review: PlanReview } | { replan: string } | { stop: PlanReview };
 
-/**
- * Plans, falling back to the task as the only step when the planner fails, and puts the plan before
- * the user when an approver is given: `plan` is called again with the rejection to re-plan.
- */
-export async function planWithReview(opts: {
-  workflow: WorkflowKind;
-  task: string;
-  approve: PlanApprover | undefined;
-  plan: (rejection?: { steps: string[]; feedback: string }) => Promise<PlannerAttempt>;
-  emit: (event: AgentEventInit) => void;
-}): Promise<ReviewedPlan> {
-  const attempt = async (rejection?: { steps: string[]; feedback: string }) => {
-    const planned = await opts.plan(rejection);
-    result.errors.push(...planned.errors);
-    result.durationMs += planned.durationMs;
-    result.fallback = planned.steps === undefined;
-    return planned.steps ?? [opts.task];
-  };
-  const result: ReviewedPlan = { steps: [], errors: [], fallback: false, durationMs: 0 };
-  result.steps = await attempt();
-  if (!opts.approve) return result;
-  const { steps, review } = await reviewPlan({
-    ...opts,
-    approve: opts.approve,
-    proposed: result.steps,
-    replan: (rejected, feedback) => attempt({ steps: rejected, feedback }),
-  });
-  return { ...result, steps, review };
+/** The pending call a paused run shows: its arguments are the plan, `{ task, steps }`. */
+export function planPendingCall(task: string, proposal: PlanProposal): PendingCall {
+  return { id: proposal.callId, name: "plan", kind: "plan", arguments: JSON.stringify({ task, steps: proposal.steps }) };
+}
+
+/** Pauses the run on a proposal, announcing it. */
+export function pauseForPlan<P>(run: WorkflowRun<P>, proposal: PlanProposal): Promise<WorkflowOutcome> {
+  run.recorder.emit({ type: "plan-approval-requested", workflow: run.workflow, task: run.task, steps: [...proposal.steps] });
+  return run.pause([planPendingCall(run.task, proposal)]);
 }
 
 /**
- * Puts a proposed plan before the user. An approved or edited plan is returned to run; a rejected one
- * is re-planned once with the feedback and asked about again; a second rejection ends the review with
- * decision "reject" and nothing to run.
+ * Applies the user's decision to a proposal. An approved or edited plan runs; a rejected one is
+ * re-planned once with the feedback and put to the user again; a second rejection stops.
  */
-async function reviewPlan(opts: {
-  workflow: WorkflowKind;
-  task: string;
-  proposed: string[];
-  approve: PlanApprover;
-  /** A new proposal from the planner, given the rejected one and the user's feedback. */
-  replan: (rejected: string[], feedback: string) => Promise<string[]>;
-  emit: (event: AgentEventInit) => void;
-}): Promise<{ steps: string[]; review: PlanReview }> {
-  const { workflow, task } = opts;
-  const earlier: PlanReview["earlier"] = [];
-  let proposed = opts.proposed;
-  for (;;) {
-    opts.emit({ type: "plan-approval-requested", workflow, task, steps: [...proposed] });
-    const decision = checkDecision(await opts.approve({ task, steps: [...proposed] }));
-    opts.emit({ type: "plan-approval-decided", workflow, task, decision: structuredClone(decision) });
-    const review: PlanReview = { proposed, decision, earlier };
-    if (decision.action === "approve") return { steps: proposed, review };
-    if (decision.action === "edit") return { steps: decision.steps, review };
-    if (earlier.length > 0) return { steps: proposed, review };
-    earlier.push({ steps: proposed, feedback: decision.feedback });
-    proposed = await opts.replan(proposed, decision.feedback);
-  }
+export function reviewProposal<P>(run: WorkflowRun<P>, proposal: PlanProposal, decision: ApprovalDecision): ReviewStep {
+  const planDecision = toPlanDecision(decision);
+  run.recorder.emit({ type: "plan-approval-decided", workflow: run.workflow, task: run.task, decision: structuredClone(planDecision) });
+  const review: PlanReview = { proposed: proposal.steps, decision: planDecision, earlier: proposal.earlier };
+  if (planDecision.action === "approve") return { run: proposal.steps, review };
+  if (planDecision.action === "edit") return { run: planDecision.steps, review };
+  if (proposal.earlier.length > 0) return { stop: review };
+  proposal.earlier.push({ steps: proposal.steps, feedback: planDecision.feedback });
+  return { replan: planDecision.feedback };
 }
 
-/** Cleans what the approver returned; an edit that leaves no step is a mistake of the caller, not a way to stop. */
-function checkDecision(decision: PlanDecision): PlanDecision {
+/** Reads a decision on a plan; an edit carries the changed plan as `{ steps }` or a list of steps. */
+export function toPlanDecision(decision: ApprovalDecision): PlanDecision {
   switch (decision.action) {
     case "approve":
       return { action: "approve" };
-    case "edit": {
-      const steps = decision.steps.map((step) => step.trim()).filter((step) => step.length > 0);
-      if (steps.length === 0) throw new Error("An edited plan needs at least one step; to stop the plan, reject it instead.");
-      return { action: "edit", steps };
-    }
     case "reject":
-      return { action: "reject", feedback: decision.feedback.trim() || "(no feedback given)" };
+      return { action: "reject", feedback: decision.reason?.trim() || "(no feedback given)" };
+    case "edit":
+      return { action: "edit", steps: editedSteps(decision.arguments) };
+    default:
+      throw new Error(`A plan needs approve, edit or reject, not ${JSON.stringify(decision.action)}.`);
+  }
+}
+
+function editedSteps(value: unknown): string[] {
+  let plan = value;
+  if (typeof plan === "string") {
+    try {
+      plan = JSON.parse(plan) as unknown;
+    } catch {
+      // Not JSON: reported below as the wrong shape.
+    }
+  }
+  const steps = Array.isArray(plan) ? plan : (plan as { steps?: unknown } | null)?.steps;
+  if (!Array.isArray(steps) || !steps.every((step) => typeof step === "string")) {
+    const shown = JSON.stringify(value)?.slice(0, 200) ?? String(value);
+    throw new Error(`An edited plan is { "steps": ["…"] } or a list of step texts; got ${shown}.`);
+  }
+  const kept = steps.map((step) => step.trim()).filter((step) => step.length > 0);
+  if (kept.length === 0) throw new Error("An edited plan needs at least one step; to stop the plan, reject it instead.");
+  return kept;
+}
+
+function toApprovalDecision(decision: PlanDecision): ApprovalDecision {
+  switch (decision.action) {
+    case "approve":
+      return { action: "approve" };
+    case "edit":
+      return { action: "edit", arguments: { steps: decision.steps } };
+    case "reject":
+      return { action: "reject", reason: decision.feedback };
     default:
       throw new Error(`Unknown plan decision ${JSON.stringify(decision)}: use approve, edit or reject.`);
   }
+}
+
+/**
+ * Runs a workflow session after session, answering each plan approval it pauses for with the
+ * approver, until it ends: the in-process way to approve plans, on top of pausing.
+ */
+export async function answerWithApprover(
+  approve: PlanApprover | undefined,
+  session: (opts: WorkflowRunOptions) => Promise<WorkflowOutcome>,
+  opts: WorkflowRunOptions,
+): Promise<WorkflowOutcome> {
+  let outcome = await session(opts);
+  while (approve && outcome.stopReason === "awaiting-approval") {
+    const decisions: ApprovalDecisions = {};
+    for (const call of outcome.pending ?? []) {
+      const { steps } = JSON.parse(call.arguments) as { steps: string[] };
+      decisions[call.id] = toApprovalDecision(await approve({ task: outcome.state.task, steps }));
+    }
+    outcome = await session({ ...opts, state: outcome.state, decisions });
+  }
+  return outcome;
 }

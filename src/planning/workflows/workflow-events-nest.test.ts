@@ -4,9 +4,9 @@ import { Agent } from "../../core/agent.js";
 import type { AgentEvent } from "../../core/events.js";
 import { defineTool } from "../../core/tool.js";
 import { scriptedModel } from "../../models/scripted.js";
-import { LLMCompiler } from "./llm-compiler.js";
-import { PlanAndExecute } from "./plan-and-execute.js";
-import { PlanTool } from "./plan-tool.js";
+import { LLMCompiler } from "./llm-compiler/llm-compiler.js";
+import { PlanAndExecute } from "./plan-and-execute/plan-and-execute.js";
+import { PlanTool } from "./plan-tool/plan-tool.js";
 
 const lookup = defineTool({
   name: "lookup",

@@ -1,4 +1,4 @@
-import type { PlanDecision } from "./plan-approval.js";
+import type { PlanDecision } from "./plan-review.js";
 import type { PlannedStep, WorkflowKind } from "./workflow-trace.js";
 
 declare module "../../core/events.js" {

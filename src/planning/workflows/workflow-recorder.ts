@@ -4,7 +4,7 @@ import type { Tool, ToolResult } from "../../core/tool.js";
 import type { ReplyEvents } from "./model-reply.js";
 import type { SubAgentLink } from "./sub-agent.js";
 import "./workflow-events.js";
-import type { PlannedStep, PlanRound, StepRecord, WorkflowKind, WorkflowResult, WorkflowTrace } from "./workflow-trace.js";
+import type { PlannedStep, PlanRound, StepRecord, WorkflowKind, WorkflowTrace } from "./workflow-trace.js";
 
 /** Where a workflow's events go: a listener the user passed, and/or the agents a plugin is attached to. */
 export type WorkflowEventSink = (event: AgentEventInit) => void;
@@ -36,12 +36,22 @@ export class WorkflowRecorder implements ReplyEvents {
   readonly #trace: WorkflowTrace;
   readonly #started = performance.now();
   #modelCalls = 0;
+  /** Time spent in earlier sessions of a resumed run; waiting for the user is not counted. */
+  readonly #earlierMs: number;
 
-  constructor(workflow: WorkflowKind, task: string, emit: WorkflowEventSink, identity: WorkflowRunIdentity) {
+  /** `trace` is the trace so far of a run being resumed. */
+  constructor(workflow: WorkflowKind, task: string, emit: WorkflowEventSink, identity: WorkflowRunIdentity, trace?: WorkflowTrace) {
     this.#workflow = workflow;
     this.#sink = emit;
     this.#identity = identity;
-    this.#trace = { workflow, task, plans: [], steps: [], answer: "", startedAt: Date.now(), durationMs: 0 };
+    this.#trace = trace ? structuredClone(trace) : { workflow, task, plans: [], steps: [], answer: "", startedAt: Date.now(), durationMs: 0 };
+    this.#earlierMs = this.#trace.durationMs;
+  }
+
+  /** The trace as it stands, with the time spent so far. */
+  snapshot(): WorkflowTrace {
+    this.#trace.durationMs = this.#earlierMs + performance.now() - this.#started;
+    return structuredClone(this.#trace);
   }
 
   get steps(): readonly StepRecord[] {
@@ -71,7 +81,10 @@ export class WorkflowRecorder implements ReplyEvents {
     return plan;
   }
 
-  /** Marks a step as started; call the returned function with its result when it ends. */
+  /**
+   * Marks a step as started; call the returned function with its result when it ends, which records
+   * it, and announce the record once it is checkpointed.
+   */
   stepStarted(round: number, step: PlannedStep): (result: string, isError: boolean) => StepRecord {
     const startedAt = Date.now();
     const started = performance.now();
@@ -87,17 +100,13 @@ export class WorkflowRecorder implements ReplyEvents {
         durationMs: performance.now() - started,
       };
       this.#trace.steps.push(record);
-      this.#emit({
-        type: "workflow-step-end",
-        workflow: this.#workflow,
-        round,
-        stepId: step.id,
-        result,
-        isError,
-        durationMs: record.durationMs,
-      });
       return record;
     };
+  }
+
+  stepAnnounced(record: StepRecord): void {
+    const { round, id: stepId, result, isError, durationMs } = record;
+    this.#emit({ type: "workflow-step-end", workflow: this.#workflow, round, stepId, result, isError, durationMs });
   }
 
   /** Emits an event of this run; an event of a nested run (already stamped) passes on unchanged. */
@@ -135,16 +144,13 @@ export class WorkflowRecorder implements ReplyEvents {
     this.#sink(stampEvent(event, name, { runId: this.runId, ...(parent ? { parent } : {}) }));
   }
 
-  finish(answer: string): WorkflowResult {
+  /** Sets the answer and returns the finished trace; `ended` announces the end once it is checkpointed. */
+  finish(answer: string): WorkflowTrace {
     this.#trace.answer = answer;
-    this.#trace.durationMs = performance.now() - this.#started;
-    this.#emit({
-      type: "workflow-end",
-      workflow: this.#workflow,
-      answer,
-      rounds: this.#trace.plans.length,
-      durationMs: this.#trace.durationMs,
-    });
-    return { answer, trace: structuredClone(this.#trace) };
+    return this.snapshot();
+  }
+
+  ended(trace: WorkflowTrace): void {
+    this.#emit({ type: "workflow-end", workflow: this.#workflow, answer: trace.answer, rounds: trace.plans.length, durationMs: trace.durationMs });
   }
 }

@@ -1,5 +1,4 @@
-import type { EventParent } from "../../core/events.js";
-import type { PlanDecision } from "./plan-approval.js";
+import type { PlanReview } from "./plan-review.js";
 
 /** Which orchestrated workflow produced a trace or an event. */
 export type WorkflowKind = "plan-tool" | "plan-and-execute" | "rewoo" | "llm-compiler";
@@ -18,17 +17,6 @@ export type PlanRound = {
   durationMs: number;
   /** How the user reviewed this plan before it ran, when the workflow asks for approval. */
   review?: PlanReview;
-};
-
-/**
- * The user's review of a plan. `proposed` is the planner's last proposal; after an edit the round's
- * steps are the user's, and after a second rejection nothing ran.
- */
-export type PlanReview = {
-  proposed: string[];
-  decision: PlanDecision;
-  /** An earlier proposal the user rejected, with their feedback (the planner was asked again). */
-  earlier: { steps: string[]; feedback: string }[];
 };
 
 /** One executed step with its result and timing. */
@@ -53,16 +41,3 @@ export type WorkflowTrace = {
   startedAt: number;
   durationMs: number;
 };
-
-export type WorkflowResult = { answer: string; trace: WorkflowTrace };
-
-export type WorkflowRunOptions = {
-  signal?: AbortSignal;
-  /** The run this one serves (the agent whose tool call started it); its events carry it. */
-  parent?: EventParent;
-};
-
-/** A plan-then-execute workflow: give it a task, get the answer and how it was reached. */
-export interface Workflow {
-  run(task: string, opts?: WorkflowRunOptions): Promise<WorkflowResult>;
-}

@@ -1,0 +1,231 @@
+import { z } from "zod";
+import { linkSignals } from "../../../core/abort.js";
+import type { AgentEventListener } from "../../../core/events.js";
+import type { AssistantMessage, Message } from "../../../core/messages.js";
+import type { ChatModel } from "../../../core/model.js";
+import type { Tool, ToolResult } from "../../../core/tool.js";
+import { Toolkit } from "../../../core/toolkit.js";
+import { CompilerPlanParser, type CompilerTask, type PlanParseEvent } from "./compiler-plan-parser.js";
+import { readJsonReply } from "../json-reply.js";
+import { compilerPlannerPrompt, compilerReplanInput, joinerPrompt, type FinishedTaskView } from "./llm-compiler-prompts.js";
+import { requestReply } from "../model-reply.js";
+import { TaskDagScheduler } from "./task-dag-scheduler.js";
+import { substituteTaskResults } from "./task-references.js";
+import { toolCatalog } from "../tool-catalog.js";
+import { WorkflowRun } from "../workflow-run.js";
+import type { Workflow, WorkflowOutcome, WorkflowRunOptions } from "../workflow.js";
+import type { PlannedStep } from "../workflow-trace.js";
+
+export interface LLMCompilerOptions {
+  /** Plans, and joins unless `joinerModel` is given. Streaming models let tasks start mid-plan. */
+  model: ChatModel;
+  joinerModel?: ChatModel;
+  tools: Tool[];
+  /** Planning rounds at most, the first included (default 3). */
+  maxRounds?: number;
+  /** Tasks running at once at most (default: no limit). */
+  maxParallel?: number;
+  name?: string;
+  onEvent?: AgentEventListener;
+}
+
+/** What a checkpoint holds of a compiler run. */
+type Progress = {
+  round: number;
+  /** The planner's input for this round. */
+  messages: Message[];
+  /** Tasks of earlier rounds, with their results by task id. */
+  finished: CompilerTask[];
+  results: Record<number, ToolResult>;
+  /** This round: the planner's reply once complete, and each finished call with its result. */
+  current: { reply: AssistantMessage | null; done: { key: string; result: ToolResult }[] };
+};
+
+const joinerDecision = z.discriminatedUnion("action", [
+  z.object({ action: z.literal("finish"), answer: z.string() }),
+  z.object({ action: z.literal("replan"), reason: z.string().default("") }),
+]);
+
+/**
+ * The LLM compiler: the planner streams a DAG of tool calls, each task starts as soon as the tasks it
+ * uses have finished (while the planner is still writing), and a joiner either answers or asks for
+ * another round, which continues the numbering and reuses, never reruns, finished tasks.
+ */
+export class LLMCompiler implements Workflow {
+  readonly #opts: LLMCompilerOptions;
+  readonly #toolkit: Toolkit;
+
+  constructor(opts: LLMCompilerOptions) {
+    this.#opts = opts;
+    this.#toolkit = new Toolkit(opts.tools);
+  }
+
+  async run(task: string, opts: WorkflowRunOptions = {}): Promise<WorkflowOutcome> {
+    const run = new WorkflowRun<Progress>(
+      "llm-compiler",
+      task,
+      opts,
+      { name: this.#opts.name ?? "llm-compiler", onEvent: this.#opts.onEvent },
+      () => ({
+        round: 1,
+        messages: [
+          { role: "system", content: compilerPlannerPrompt(toolCatalog(this.#toolkit.all)) },
+          { role: "user", content: `Task: ${task}` },
+        ],
+        finished: [],
+        results: {},
+        current: { reply: null, done: [] },
+      }),
+    );
+    return run.ended ?? run.guard(() => this.#drive(run));
+  }
+
+  async #drive(run: WorkflowRun<Progress>): Promise<WorkflowOutcome> {
+    // Tasks get their own signal, so that when planning fails the tasks already running (some may
+    // write) are stopped before run() rejects, instead of outliving it.
+    const stopTasks = new AbortController();
+    const taskSignal = linkSignals(run.signal, stopTasks.signal) as AbortSignal;
+    const { task, signal } = run;
+    const p = run.progress;
+    const maxRounds = this.#opts.maxRounds ?? 3;
+
+    for (;;) {
+      const { round } = p;
+      const planStarted = performance.now();
+      const parser = new CompilerPlanParser({ tools: this.#toolkit.all, finished: p.finished });
+      // Calls this round made before the run was resumed, by what they were called with.
+      const doneBefore = new Map(p.current.done.map((done) => [done.key, done.result]));
+      const scheduler = new TaskDagScheduler<CompilerTask, ToolResult>(
+        (next, inputs) => this.#runTask(next, inputs, run, doneBefore, taskSignal),
+        this.#opts.maxParallel ? { maxParallel: this.#opts.maxParallel } : {},
+      );
+      for (const done of p.finished) scheduler.complete(done.id, p.results[done.id] as ToolResult);
+      const accepted: CompilerTask[] = [];
+      const errors: string[] = [];
+      const take = (events: PlanParseEvent[]) => {
+        for (const event of events) {
+          if (event.type === "error") {
+            errors.push(event.message);
+            continue;
+          }
+          accepted.push(event.task);
+          // A repeat waits for the task it repeats and takes its result.
+          const { repeats } = event.task;
+          scheduler.add(repeats === undefined ? event.task : { ...event.task, dependsOn: [repeats] });
+        }
+      };
+      const saved = p.current.reply;
+      if (saved) {
+        // Resumed after the plan was made: the same reply, read again, gives the same tasks.
+        take(parser.push(saved.content));
+        take(parser.end(saved));
+      } else {
+        try {
+          run.recorder.planningStarted();
+          const reply = await requestReply(this.#opts.model, p.messages, {
+            tools: this.#toolkit.specs(),
+            onText: (delta) => take(parser.push(delta)),
+            events: run.recorder,
+            ...(signal ? { signal } : {}),
+          });
+          take(parser.end(reply));
+          p.current.reply = reply;
+        } catch (error) {
+          stopTasks.abort(error);
+          await scheduler.idle().catch(() => undefined);
+          throw error;
+        }
+        run.recorder.planned({ steps: accepted.map(toPlannedStep), errors, fallback: accepted.length === 0, durationMs: performance.now() - planStarted });
+        await run.checkpoint();
+      }
+      try {
+        await scheduler.idle();
+      } catch (error) {
+        stopTasks.abort(error);
+        throw error;
+      }
+      if (run.aborted) return run.abort();
+
+      const finished = [...p.finished, ...accepted];
+      const results = { ...p.results };
+      for (const done of accepted) results[done.id] = scheduler.results.get(done.id) as ToolResult;
+      const views = finished.map((done): FinishedTaskView => {
+        const result = results[done.id] as ToolResult;
+        return { id: done.id, call: describeCall(done), result: result.text, isError: result.isError };
+      });
+      const lastRound = round >= maxRounds;
+      const decision = await this.#join(joinerPrompt({ task, done: views, errors, lastRound }), signal, run);
+      if (decision.action === "finish") return run.end(decision.answer, "final");
+      if (lastRound) return run.end(`No final answer after ${round} planning rounds. Still missing: ${decision.reason}`, "no-answer");
+      Object.assign(p, {
+        round: round + 1,
+        messages: [
+          p.messages[0] as Message,
+          { role: "user", content: compilerReplanInput({ done: views, reason: decision.reason, errors, nextId: parser.nextId }) },
+        ],
+        finished,
+        results,
+        current: { reply: null, done: [] },
+      } satisfies Progress);
+      await run.checkpoint();
+    }
+  }
+
+  /**
+   * Runs one task, or gives the result it had when this round ran before the run was resumed: a
+   * finished call is never made twice. A task stopped by the abort is not done, and runs again.
+   */
+  async #runTask(
+    task: CompilerTask,
+    inputs: ReadonlyMap<number, ToolResult>,
+    run: WorkflowRun<Progress>,
+    doneBefore: ReadonlyMap<string, ToolResult>,
+    signal: AbortSignal,
+  ): Promise<ToolResult> {
+    const key = callKey(task, inputs);
+    const earlier = doneBefore.get(key);
+    if (earlier) return earlier;
+    const end = run.recorder.stepStarted(run.progress.round, toPlannedStep(task));
+    const result = await this.#resolve(task, inputs, signal, run);
+    if (signal.aborted) return result;
+    const record = end(result.text, result.isError);
+    run.progress.current.done.push({ key, result });
+    await run.stepDone(record);
+    return result;
+  }
+
+  async #resolve(task: CompilerTask, inputs: ReadonlyMap<number, ToolResult>, signal: AbortSignal, run: WorkflowRun<Progress>): Promise<ToolResult> {
+    if (task.repeats !== undefined) return inputs.get(task.repeats) as ToolResult;
+    if (signal.aborted) return { text: "Not run: the workflow was stopped.", isError: true };
+    const failed = [...inputs].find(([, input]) => input.isError);
+    if (failed) return { text: `Not run: task ${failed[0]}, whose result it needs, failed.`, isError: true };
+    const texts = new Map([...inputs].map(([id, input]) => [id, input.text]));
+    const tool = this.#toolkit.get(task.tool) as Tool;
+    const at = { round: run.progress.round, stepId: String(task.id), signal };
+    return run.recorder.invokeTool(tool, substituteTaskResults(task.args, texts), at);
+  }
+
+  /** The joiner's verdict. A reply that is not the JSON asked for is taken as the answer itself. */
+  async #join(prompt: string, signal: AbortSignal | undefined, run: WorkflowRun<Progress>): Promise<z.output<typeof joinerDecision>> {
+    const reply = await requestReply(this.#opts.joinerModel ?? this.#opts.model, [{ role: "user", content: prompt }], {
+      events: run.recorder,
+      ...(signal ? { signal } : {}),
+    });
+    const read = readJsonReply(reply.content, joinerDecision);
+    return "data" in read ? read.data : { action: "finish", answer: reply.content.trim() };
+  }
+}
+
+function describeCall(task: CompilerTask): string {
+  return `${task.tool}(${JSON.stringify(task.args)})${task.repeats !== undefined ? ` [same as task ${task.repeats}]` : ""}`;
+}
+
+function toPlannedStep(task: CompilerTask): PlannedStep {
+  return { id: String(task.id), description: describeCall(task), dependsOn: task.dependsOn.map(String) };
+}
+
+/** A call as made: its tool and its arguments with the results it uses filled in. */
+function callKey(task: CompilerTask, inputs: ReadonlyMap<number, ToolResult>): string {
+  const texts = new Map([...inputs].map(([id, input]) => [id, input.text]));
+  return JSON.stringify([task.tool, substituteTaskResults(task.args, texts), task.repeats ?? null]);
+}

@@ -1,0 +1,144 @@
+import { checkDecisions, type ApprovalDecision, type ApprovalDecisions, type PendingCall } from "../../core/approval.js";
+import type { AgentEventListener } from "../../core/events.js";
+import { listenerSink, WorkflowRecorder, type WorkflowEventSink } from "./workflow-recorder.js";
+import type { StepRecord, WorkflowKind } from "./workflow-trace.js";
+import { WORKFLOW_STATE_VERSION, type WorkflowOutcome, type WorkflowRunOptions, type WorkflowState } from "./workflow.js";
+
+type Ended = NonNullable<WorkflowState["ended"]>;
+
+/**
+ * One session of a workflow run, fresh or from a checkpoint: its trace, the workflow's own progress
+ * (plain JSON), the checkpoints and the outcome. Checkpoints are written one at a time, in order,
+ * and a step's end is announced only once the checkpoint holding it is saved, so whoever saw a
+ * step end can count on a resumed run not doing it again.
+ */
+export class WorkflowRun<P> {
+  readonly recorder: WorkflowRecorder;
+  readonly workflow: WorkflowKind;
+  readonly task: string;
+  readonly signal: AbortSignal | undefined;
+  progress: P;
+  /** The decision on the plan approval the run was paused for, when resumed with one. */
+  readonly decision: ApprovalDecision | undefined;
+  /** The state a run that already ended was resumed with, returned as it is. */
+  readonly #endedState: WorkflowState | undefined;
+  readonly #onCheckpoint: WorkflowRunOptions["onCheckpoint"];
+  #pending: PendingCall[] = [];
+  #saved: Promise<void> = Promise.resolve();
+
+  constructor(
+    workflow: WorkflowKind,
+    task: string,
+    opts: WorkflowRunOptions,
+    events: { name: string; onEvent: AgentEventListener | undefined; also?: WorkflowEventSink },
+    fresh: () => P,
+  ) {
+    const own = listenerSink(events.name, events.onEvent);
+    const forRun = listenerSink(events.name, opts.onEvent);
+    const sink: WorkflowEventSink = (event) => {
+      own(event);
+      forRun(event);
+      events.also?.(event);
+    };
+    const state = opts.state ? checkState(opts.state, workflow, task) : undefined;
+    const pending = state?.pending ?? [];
+    if (pending.length > 0) checkDecisions(pending, opts.decisions ?? {});
+    else if (opts.decisions && Object.keys(opts.decisions).length > 0) {
+      throw new Error(`This ${workflow} run is not waiting for a decision: ${state ? "its saved state has no pending plan" : "no state was given"}.`);
+    }
+    const call = pending[0];
+    this.decision = call ? (opts.decisions as ApprovalDecisions)[call.id] : undefined;
+    this.workflow = workflow;
+    this.task = task;
+    this.signal = opts.signal;
+    this.#onCheckpoint = opts.onCheckpoint;
+    this.#endedState = state?.ended ? structuredClone(state) : undefined;
+    this.recorder = new WorkflowRecorder(workflow, task, sink, { name: events.name, parent: opts.parent }, state?.trace);
+    this.progress = state ? (structuredClone(state.progress) as P) : fresh();
+  }
+
+  /** The outcome a run that already ended had; running it again changes nothing. */
+  get ended(): WorkflowOutcome | undefined {
+    const ended = this.#endedState?.ended;
+    return ended ? this.#outcome(ended.text, ended.stopReason, this.#endedState as WorkflowState) : undefined;
+  }
+
+  get aborted(): boolean {
+    return this.signal?.aborted === true;
+  }
+
+  state(): WorkflowState {
+    return {
+      version: WORKFLOW_STATE_VERSION,
+      workflow: this.workflow,
+      task: this.task,
+      trace: this.recorder.snapshot(),
+      ...(this.#pending.length > 0 ? { pending: structuredClone(this.#pending) } : {}),
+      progress: structuredClone(this.progress),
+    };
+  }
+
+  /** Saves the state as it is now (or `state`); resolves once it, and every checkpoint before it, is saved. */
+  checkpoint(state?: WorkflowState): Promise<void> {
+    const save = this.#onCheckpoint;
+    if (!save) return this.#saved;
+    const snapshot = state ?? this.state();
+    this.#saved = this.#saved.then(() => save(snapshot));
+    return this.#saved;
+  }
+
+  /** Checkpoints a finished step, then announces it. */
+  async stepDone(record: StepRecord): Promise<void> {
+    await this.checkpoint();
+    this.recorder.stepAnnounced(record);
+  }
+
+  async end(text: string, stopReason: Ended["stopReason"]): Promise<WorkflowOutcome> {
+    const trace = this.recorder.finish(text);
+    const state: WorkflowState = { ...this.state(), trace, ended: { text, stopReason } };
+    await this.checkpoint(state);
+    this.recorder.ended(trace);
+    return this.#outcome(text, stopReason, state);
+  }
+
+  async pause(pending: PendingCall[]): Promise<WorkflowOutcome> {
+    this.#pending = structuredClone(pending);
+    const state = this.state();
+    await this.checkpoint(state);
+    return { ...this.#outcome("", "awaiting-approval", state), pending: structuredClone(pending) };
+  }
+
+  async abort(): Promise<WorkflowOutcome> {
+    const state = this.state();
+    await this.checkpoint(state);
+    return this.#outcome("", "aborted", state);
+  }
+
+  /** Runs the session; a failure caused by the abort signal becomes an "aborted" outcome. */
+  async guard(body: () => Promise<WorkflowOutcome>): Promise<WorkflowOutcome> {
+    try {
+      return await body();
+    } catch (error) {
+      if (this.aborted) return this.abort();
+      throw error;
+    }
+  }
+
+  #outcome(text: string, stopReason: WorkflowOutcome["stopReason"], state: WorkflowState): WorkflowOutcome {
+    return { text, stopReason, state, answer: text, trace: state.trace };
+  }
+}
+
+/** A saved state must be a workflow state this version reads, of this workflow and this task. */
+function checkState(state: WorkflowState, workflow: WorkflowKind, task: string): WorkflowState {
+  const shape = state as Partial<WorkflowState> | null;
+  if (typeof shape !== "object" || shape === null || typeof shape.version !== "number" || typeof shape.trace !== "object" || !("progress" in shape)) {
+    throw new Error("The state to resume from must be a WorkflowState saved by a workflow run: { version, workflow, task, trace, progress }.");
+  }
+  if (shape.version > WORKFLOW_STATE_VERSION) {
+    throw new Error(`This workflow state has version ${shape.version}; this Stepwise reads versions up to ${WORKFLOW_STATE_VERSION}. Upgrade Stepwise to resume it.`);
+  }
+  if (shape.workflow !== workflow) throw new Error(`This state was saved by a ${String(shape.workflow)} run; it cannot resume a ${workflow} run.`);
+  if (shape.task !== task) throw new Error(`This state belongs to a run of another task (${JSON.stringify(String(shape.task).slice(0, 200))}); resume it with that task.`);
+  return state;
+}
