@@ -1,12 +1,14 @@
 // Claims on one shared PostgreSQL task board: 8 workers, each with its own connection pool as a
-// separate process would have, drain 2,000 tasks with dependencies. Reports claim throughput and
-// how many tasks were handed out more than once (the contract says 0).
+// separate process would have, drain 2,000 tasks with dependencies. Reports claim throughput, how
+// many tasks were handed out more than once (the contract says 0), and, measured in the same run
+// with the same pools, what bare SQL does with the same tasks (raw-sql-claims.ts).
 import pg from "pg";
 import { TaskBoard } from "../src/planning/tasks/task-board.js";
 import { runWorkerPool } from "../src/planning/tasks/worker-pool.js";
 import { PostgresTaskStore } from "../src/stores/postgres-task-store.js";
 import { dependentTasks, TEST_DATABASE_URL, uniqueBoardId } from "../src/stores/test-support/shared-board-workload.js";
 import type { Benchmark, BenchFigure } from "./figure.js";
+import { rawSqlClaimsPerSecond } from "./raw-sql-claims.js";
 
 const TASKS = 2000;
 const WORKERS = 8;
@@ -19,6 +21,7 @@ export const boardClaimsBenchmark: Benchmark = {
     const boards = pools.map((pool) => new TaskBoard({ store: new PostgresTaskStore({ boardId, pool }) }));
     const seeder = boards[0] as TaskBoard;
     try {
+      const rawPerSecond = await rawSqlClaimsPerSecond({ tasks: dependentTasks(TASKS), pools, table: `stepwise_bench_raw_${boardId.replace(/[^a-z0-9]/gi, "_")}`.toLowerCase(), idleWaitMs: 5 });
       await seeder.import(dependentTasks(TASKS));
       const claims = new Map<string, number>();
       const started = performance.now();
@@ -41,6 +44,7 @@ export const boardClaimsBenchmark: Benchmark = {
       return [
         { bench: "board-claims", metric: "claims_per_second", value: Math.round(total / seconds) },
         { bench: "board-claims", metric: "double_claims", value: total - claims.size },
+        { bench: "board-claims", metric: "raw_sql_claims_per_second", value: rawPerSecond },
       ];
     } finally {
       await (seeder.store as PostgresTaskStore).deleteBoard().catch(() => undefined);

@@ -1,5 +1,13 @@
 /** One measured figure; printed as one JSON object per line with --json. */
-export type BenchFigure = { bench: string; metric: string; value: number; system?: string; budget?: number };
+export type BenchFigure = {
+  bench: string;
+  metric: string;
+  value: number;
+  system?: string;
+  budget?: number;
+  /** The board size a board-scale figure was measured at. */
+  tasks?: number;
+};
 
 import type { Chart } from "./svg-chart.js";
 

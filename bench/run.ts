@@ -9,9 +9,10 @@ import { todoContextBenchmark } from "./todo-context.js";
 import { planNotebookPromptsBenchmark } from "./plan-notebook-prompts.js";
 import { compilerDagBenchmark } from "./compiler-dag.js";
 import { boardClaimsBenchmark } from "./board-claims.js";
+import { boardScaleBenchmark } from "./board-scale.js";
 
 // Each benchmark module adds itself here.
-const benchmarks: Benchmark[] = [todoContextBenchmark, planNotebookPromptsBenchmark, longRunBenchmark, boardClaimsBenchmark, compilerDagBenchmark];
+const benchmarks: Benchmark[] = [todoContextBenchmark, planNotebookPromptsBenchmark, longRunBenchmark, boardClaimsBenchmark, boardScaleBenchmark, compilerDagBenchmark];
 
 const args = process.argv.slice(2);
 const json = args.includes("--json");
@@ -37,7 +38,8 @@ for (const benchmark of benchmarks) {
     else {
       const system = figure.system ? ` [${figure.system}]` : "";
       const budget = figure.budget ? ` (budget ${figure.budget})` : "";
-      process.stdout.write(`${figure.bench}.${figure.metric}${system}${budget}: ${figure.value}\n`);
+      const tasks = figure.tasks !== undefined ? ` (${figure.tasks} tasks)` : "";
+      process.stdout.write(`${figure.bench}.${figure.metric}${system}${budget}${tasks}: ${figure.value}\n`);
     }
   }
   if (plotDir) {

@@ -35,6 +35,8 @@ export type { SqlitePlanStorageOptions } from "./stores/sqlite-plan-storage.js";
 export { TaskBoard, TASK_BOARD_STATE_VERSION } from "./planning/tasks/task-board.js";
 export type { TaskBoardOptions, TaskBoardState } from "./planning/tasks/task-board.js";
 export { TaskRuleError } from "./planning/tasks/task.js";
+export { TaskLeaseError, DEFAULT_LEASE_MS } from "./planning/tasks/task-lease.js";
+export type { TaskLease, ClaimedTask, TaskClaim, ClaimOptions, FencedWrite } from "./planning/tasks/task-lease.js";
 export type { Task, TaskState, TaskDraft, TaskChange, TaskImport, TaskBoardChange } from "./planning/tasks/task.js";
 export type { TaskStore, TaskStoreState } from "./planning/tasks/task-store.js";
 export { MemoryTaskStore } from "./planning/tasks/memory-task-store.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { askForDecisions, askPlanDecision, readEditedSteps, type DecisionPrompter } from "./approval-prompt.js";
+import { askForDecisions, askPlanDecision, promptingApprover, readEditedSteps, type DecisionPrompter } from "./approval-prompt.js";
 
 function scriptedPrompter(answers: (string | null)[], edits: string[]): DecisionPrompter & { output: string } {
   const prompter = {
@@ -41,7 +41,7 @@ describe("questions in the terminal", () => {
     const question = (id: string, args: string) => ({ id, name: "ask_user", arguments: args, kind: "question" as const });
     const decisions = await askForDecisions(
       [question("q1", "{not json"), question("q2", '{"question": 42}'), question("q3", '{"question": "When?"}')],
-      prompter,
+      promptingApprover(prompter),
     );
     expect(decisions).toEqual({
       q1: { action: "answer", text: "blue" },

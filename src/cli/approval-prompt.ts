@@ -7,6 +7,7 @@ import type { PermissionPolicy } from "../core/permissions.js";
 import type { PlanApprover } from "../planning/workflows/plan-approval.js";
 import type { PlanDecision } from "../planning/workflows/plan-review.js";
 import { CliError } from "./cli-error.js";
+import { exitCodeOf } from "./run-endings.js";
 
 export const APPROVAL_MODES = ["none", "writes", "plan", "all"] as const;
 export type ApprovalMode = (typeof APPROVAL_MODES)[number];
@@ -30,15 +31,32 @@ export function approvesPlans(mode: ApprovalMode): boolean {
 export interface DecisionPrompter {
   ask(question: string): Promise<string | null>;
   write(text: string): void;
-  /** Lets the user edit a text (in $EDITOR); returns the edited text. */
-  edit(text: string): Promise<string>;
+  /** Lets the user edit a text (in $EDITOR, or typed as one line); `what` names it for the one-line prompt. */
+  edit(text: string, what: string): Promise<string | null>;
 }
 
-/** Asks about every pending call in turn; null when the user went away, so the run stays paused. */
-export async function askForDecisions(pending: readonly PendingCall[], prompter: DecisionPrompter): Promise<ApprovalDecisions | null> {
+/** A plan a workflow wants to run. */
+export type PlanProposal = { task: string; steps: string[] };
+
+/**
+ * Whoever decides what waits for the user: the person at the terminal, or decisions given up front
+ * (`--decisions`, `--approve-all`). `null`: no decision, so the run stays paused, state saved.
+ */
+export interface Approver {
+  decideCall(call: PendingCall): Promise<ApprovalDecision | null>;
+  decidePlan(plan: PlanProposal): Promise<PlanDecision | null>;
+}
+
+/** The user at the terminal decides, asked through the prompter. */
+export function promptingApprover(prompter: DecisionPrompter): Approver {
+  return { decideCall: (call) => askOne(call, prompter), decidePlan: (plan) => askPlanDecision(plan, prompter) };
+}
+
+/** Decides every pending call in turn; null when there is no decision for one, so the run stays paused. */
+export async function askForDecisions(pending: readonly PendingCall[], approver: Approver): Promise<ApprovalDecisions | null> {
   const decisions: ApprovalDecisions = {};
   for (const call of pending) {
-    const decision = await askOne(call, prompter);
+    const decision = await approver.decideCall(call);
     if (!decision) return null;
     decisions[call.id] = decision;
   }
@@ -60,7 +78,8 @@ async function askOne(call: PendingCall, prompter: DecisionPrompter): Promise<Ap
     if (["a", "approve", "y", "yes"].includes(choice)) return { action: "approve" };
     if (["r", "reject", "n", "no"].includes(choice)) return { action: "reject", reason: rest.join(" ") || "rejected by the user" };
     if (["e", "edit"].includes(choice)) {
-      const edited = await prompter.edit(args);
+      const edited = await prompter.edit(args, "the edited arguments, as one JSON object");
+      if (edited === null) return null;
       try {
         return { action: "edit", arguments: JSON.parse(edited) as unknown };
       } catch (error) {
@@ -73,7 +92,7 @@ async function askOne(call: PendingCall, prompter: DecisionPrompter): Promise<Ap
 }
 
 /** Asks about a workflow's plan before it runs; null when the user went away. */
-export async function askPlanDecision(plan: { task: string; steps: string[] }, prompter: DecisionPrompter): Promise<PlanDecision | null> {
+export async function askPlanDecision(plan: PlanProposal, prompter: DecisionPrompter): Promise<PlanDecision | null> {
   prompter.write(`\nThe planner proposes this plan for "${plan.task}":\n${plan.steps.map((s, i) => `  ${i + 1}. ${s}`).join("\n")}\n`);
   for (;;) {
     const reply = await prompter.ask("[a]pprove, [r]eject <feedback>, or [e]dit the steps? ");
@@ -83,7 +102,9 @@ export async function askPlanDecision(plan: { task: string; steps: string[] }, p
     if (["a", "approve", "y", "yes"].includes(choice)) return { action: "approve" };
     if (["r", "reject", "n", "no"].includes(choice)) return { action: "reject", feedback: rest.join(" ") || "rejected by the user" };
     if (["e", "edit"].includes(choice)) {
-      const edited = readEditedSteps(await prompter.edit(`${plan.steps.join("\n")}\n`));
+      const text = await prompter.edit(`${plan.steps.join("\n")}\n`, "the edited steps, as one JSON array of strings");
+      if (text === null) return null;
+      const edited = readEditedSteps(text);
       if ("steps" in edited) return { action: "edit", steps: edited.steps };
       prompter.write(`${edited.error}; nothing changed.\n`);
       continue;
@@ -108,14 +129,14 @@ export function readEditedSteps(text: string): { steps: string[] } | { error: st
 }
 
 /**
- * Plan approval in the terminal. Without a prompter, or once input has ended, nobody can answer: a
+ * Plan approval for a workflow. Without an approver, or without a decision, nobody can answer: a
  * workflow cannot stay paused, so the run stops before the plan runs.
  */
-export function terminalPlanApprover(prompter: DecisionPrompter | undefined): PlanApprover {
+export function terminalPlanApprover(approver: Approver | undefined): PlanApprover {
   return async (plan) => {
-    const decision = prompter ? await askPlanDecision(plan, prompter) : null;
+    const decision = approver ? await approver.decidePlan(plan) : null;
     if (decision) return decision;
-    throw new CliError("nobody answered whether to run the plan, so it was not run; start the run again in a terminal", 3);
+    throw new CliError("nobody answered whether to run the plan, so it was not run; start the run again in a terminal", exitCodeOf("awaiting-approval"));
   };
 }
 
@@ -138,13 +159,17 @@ function prettyArguments(text: string): string {
   }
 }
 
-/** Opens `$VISUAL`/`$EDITOR` (vi by default) on a temporary JSON file and returns what was saved. */
-export function editInEditor(text: string, env: NodeJS.ProcessEnv = process.env): string {
+/** The editor the user chose (`$VISUAL`, then `$EDITOR`), or undefined. */
+export function chosenEditor(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return env["VISUAL"] || env["EDITOR"] || undefined;
+}
+
+/** Opens the editor on a temporary file holding `text` and returns what was saved. */
+export function editInEditor(text: string, editor: string): string {
   const dir = mkdtempSync(join(tmpdir(), "stepwise-edit-"));
   const file = join(dir, "call.json");
   try {
     writeFileSync(file, text);
-    const editor = env["VISUAL"] || env["EDITOR"] || "vi";
     const result = spawnSync(`${editor} "${file}"`, { stdio: "inherit", shell: true });
     if (result.status !== 0) throw new CliError(`the editor (${editor}) exited with status ${String(result.status)}`);
     return readFileSync(file, "utf8");

@@ -30,8 +30,9 @@ export function planChecklist(plan: Plan | null): Checklist | null {
   return {
     kind: "plan",
     title: plan.name,
+    // Numbered from 1, as every human-facing view counts (the model's subtask_idx stays 0-based).
     items: plan.subtasks.map((subtask, index) => ({
-      id: String(index),
+      id: String(index + 1),
       label: subtask.name,
       status: subtask.state,
       blockedBy: [],

@@ -1,23 +1,38 @@
 #!/usr/bin/env node
+import { createRequire } from "node:module";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
-import { APPROVAL_MODES } from "./approval-prompt.js";
+import { APPROVAL_MODES, promptingApprover } from "./approval-prompt.js";
+import { approveEverything, decisionsFromFile, DECISIONS_FORMAT } from "./given-decisions.js";
 import { CliError } from "./cli-error.js";
+import { exitCodeOf, exitCodesHelp } from "./run-endings.js";
 import { runDemo } from "./demo/demo-command.js";
 import { DEMO_MODEL } from "./model-option.js";
 import { mcpCommand } from "./mcp-command.js";
 import { plansList, plansShow } from "./plans-command.js";
 import { RUN_DEFAULTS, runCommand, type RunCommandOptions } from "./run-command.js";
 import { defaultDatabasePath } from "./stepwise-home.js";
+import { storeProblem } from "./store-problem.js";
 import { STRATEGIES } from "./strategies.js";
 import { tasksList, tasksShow } from "./tasks-command.js";
 import { terminalPrompter } from "./terminal-prompter.js";
 import { startViewer } from "../web/viewer-server.js";
 
+// package.json sits two folders up from both src/cli/ and dist/cli/.
+const { version } = createRequire(import.meta.url)("../../package.json") as { version: string };
+
 const program = new Command()
   .name("stepwise")
   .description("Explicit, inspectable plans for LLM agents.")
+  .version(version, "-V, --version", "print the version")
+  .addHelpText("after", `\n${exitCodesHelp()}`)
   .exitOverride()
   .configureOutput({ outputError: (text, write) => write(`stepwise: ${text.replace(/^error: /, "")}`) });
+
+let database: string | undefined;
+/** The store file, found (and its folder made) once; kept so an error about it can name it. */
+const storePath = (): string => (database ??= defaultDatabasePath());
+
+type RunOptions = Omit<RunCommandOptions, "database"> & { decisions?: string; approveAll?: boolean };
 
 function positiveInteger(value: string): number {
   const n = Number(value);
@@ -38,12 +53,22 @@ program
   .option("--max-steps <n>", "most model calls in the run", positiveInteger)
   .option("--context-budget <tokens>", "fold finished plan units out of the context past this size (default 64000)", positiveInteger)
   .addOption(new Option("--approval <mode>", "which calls wait for your approval").choices(APPROVAL_MODES).default(RUN_DEFAULTS.approval))
-  .action(async (task: string | undefined, opts: Omit<RunCommandOptions, "database">, command: Command) => {
+  .addOption(new Option("--decisions <file>", "decide what waits for approval from a JSON file instead of asking (see below)").conflicts("approveAll"))
+  .option("--approve-all", "approve every call and plan that waits, without asking (questions still pause the run)")
+  .addHelpText(
+    "after",
+    `\nWithout --decisions or --approve-all, the terminal asks; piped, answers are read one per line, and "e" (edit) reads ` +
+      `the edit as one JSON line.\n--decisions takes ${DECISIONS_FORMAT}.\n\n${exitCodesHelp()}`,
+  )
+  .action(async (task: string | undefined, all: RunOptions, command: Command) => {
+    const { decisions, approveAll, ...opts } = all;
     // A resumed run keeps the settings it was started with: only the options typed here change them.
     const given = opts.resume ? Object.fromEntries(Object.entries(opts).filter(([name]) => command.getOptionValueSource(name) === "cli")) : opts;
+    const problem = (text: string) => void process.stderr.write(`stepwise: ${text}\n`);
     const prompter = terminalPrompter(process.stdin, process.stdout);
+    const approver = decisions ? decisionsFromFile(decisions, problem) : approveAll ? approveEverything(problem) : promptingApprover(prompter);
     try {
-      process.exitCode = await runCommand(task, { ...given, database: defaultDatabasePath() }, { stdout: process.stdout, stderr: process.stderr, prompter });
+      process.exitCode = await runCommand(task, { ...given, database: storePath() }, { stdout: process.stdout, stderr: process.stderr, approver });
     } finally {
       prompter.close();
     }
@@ -60,12 +85,12 @@ const plans = program.command("plans").description("Read the plans kept in the s
 plans
   .command("list")
   .description("One line per plan, newest run first.")
-  .action(() => plansList(defaultDatabasePath(), process.stdout));
+  .action(() => plansList(storePath(), process.stdout));
 plans
   .command("show")
   .description("A plan in detail.")
   .argument("<id>", "plan id (a unique prefix is enough)")
-  .action((id: string) => plansShow(defaultDatabasePath(), id, process.stdout));
+  .action((id: string) => plansShow(storePath(), id, process.stdout));
 
 const tasks = program.command("tasks").description("Read a task board.");
 const boardOptions = (command: Command) =>
@@ -73,9 +98,9 @@ const boardOptions = (command: Command) =>
     .option("--store <url>", "sqlite (default) or postgres://…")
     .option("--board <id>", "board id (default: the latest tasks run's board)");
 boardOptions(tasks.command("list").description("One line per task."))
-  .action((opts: { store?: string; board?: string }) => tasksList({ ...opts, database: defaultDatabasePath() }, process.stdout));
+  .action((opts: { store?: string; board?: string }) => tasksList({ ...opts, database: storePath() }, process.stdout));
 boardOptions(tasks.command("show").description("Everything about one task.").argument("<id>", "task id"))
-  .action((id: string, opts: { store?: string; board?: string }) => tasksShow({ ...opts, database: defaultDatabasePath() }, id, process.stdout));
+  .action((id: string, opts: { store?: string; board?: string }) => tasksShow({ ...opts, database: storePath() }, id, process.stdout));
 
 program
   .command("mcp")
@@ -91,7 +116,7 @@ program
   .option("--store <url>", "task board store: sqlite (default) or postgres://…")
   .option("--board <id>", "the board every client shares", "mcp")
   .action(async (opts: { http: boolean; host: string; port: number; token?: string; store?: string; board: string }) => {
-    const stop = await mcpCommand({ ...opts, database: defaultDatabasePath() }, process.stderr);
+    const stop = await mcpCommand({ ...opts, database: storePath() }, process.stderr);
     const shutdown = () =>
       void stop().then(
         () => process.exit(0),
@@ -114,9 +139,9 @@ program
   .action(async (opts: { port: number; host: string; token?: string }) => {
     if (!Number.isInteger(opts.port) || opts.port < 0 || opts.port > 65535) throw new CliError("--port expects a port number from 0 to 65535");
     const token = opts.token ?? process.env["STEPWISE_UI_TOKEN"];
-    const viewer = await startViewer({ database: defaultDatabasePath(), host: opts.host, port: opts.port, ...(token ? { token } : {}) }).catch(
+    const viewer = await startViewer({ database: storePath(), host: opts.host, port: opts.port, ...(token ? { token } : {}) }).catch(
       (error: unknown) => {
-        throw new CliError(`cannot serve the viewer on ${opts.host}:${opts.port}: ${error instanceof Error ? error.message : String(error)}`, 1);
+        throw new CliError(`cannot serve the viewer on ${opts.host}:${opts.port}: ${error instanceof Error ? error.message : String(error)}`, exitCodeOf("failed"));
       },
     );
     const howToOpen = token ? "open it once with ?token=<your token>; " : "";
@@ -140,7 +165,8 @@ try {
     // Commander has printed its one line already.
     process.exit(error.exitCode === 0 ? 0 : 2);
   }
-  const message = error instanceof Error ? error.message : String(error);
+  const problem = (database !== undefined ? storeProblem(error, database) : undefined) ?? error;
+  const message = problem instanceof Error ? problem.message : String(problem);
   process.stderr.write(`stepwise: ${message.split("\n")[0]}\n`);
-  process.exit(error instanceof CliError ? error.exitCode : 1);
+  process.exit(problem instanceof CliError ? problem.exitCode : exitCodeOf("failed"));
 }

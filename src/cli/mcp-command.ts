@@ -5,6 +5,7 @@ import { TaskBoard } from "../planning/tasks/task-board.js";
 import { openSqliteDatabase } from "../stores/sqlite-database.js";
 import { SqlitePlanStorage } from "../stores/sqlite-plan-storage.js";
 import { CliError } from "./cli-error.js";
+import { exitCodeOf } from "./run-endings.js";
 import { checkTaskStore, taskStoreFor } from "./task-store-option.js";
 
 export type McpCommandOptions = {
@@ -46,7 +47,7 @@ export async function mcpCommand(opts: McpCommandOptions, log: NodeJS.WritableSt
     server = await startMcpHttpServer({ tools, planning: { notebook, board }, host: opts.host, port: opts.port, ...(token ? { token } : {}) });
   } catch (error) {
     await shutdown();
-    throw new CliError(error instanceof Error ? error.message : String(error), 1);
+    throw new CliError(error instanceof Error ? error.message : String(error), exitCodeOf("failed"));
   }
   log.write(`MCP server on ${server.url} (board ${opts.board}${token ? ", bearer token required" : ""})\n`);
   return once(async () => {

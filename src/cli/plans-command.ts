@@ -1,21 +1,24 @@
 import { Plan } from "../planning/notebook/plan.js";
 import type { PlanData } from "../planning/notebook/plan.js";
 import { openSqliteDatabase } from "../stores/sqlite-database.js";
-import { SqlitePlanStorage } from "../stores/sqlite-plan-storage.js";
+import { SqlitePlanStorage, sqlitePlanScopes } from "../stores/sqlite-plan-storage.js";
 import { SqliteRunLog } from "../stores/sqlite-run-log.js";
+import { planChecklist } from "./checklist.js";
+import { checklistLines } from "./checklist-text.js";
 import { CliError } from "./cli-error.js";
 
-type StoredPlan = { plan: PlanData; runId: string };
+/** A plan, and where it was made: a run (`run 1a2b3c4d`) or another notebook, such as `stepwise mcp`'s (`mcp:<board>`). */
+type StoredPlan = { plan: PlanData; origin: string };
 
-/** Every plan the notebook runs kept in the store, newest run first. */
+/** Every plan kept in the store, whoever made it, the notebook with the latest new plan first. */
 function storedPlans(database: string): StoredPlan[] {
   const db = openSqliteDatabase(database);
   const log = new SqliteRunLog(db);
   try {
-    return log
-      .listRuns(1000)
-      .filter((run) => run.strategy === "notebook")
-      .flatMap((run) => new SqlitePlanStorage(db, { scope: run.id }).list().map((plan) => ({ plan, runId: run.id })));
+    return sqlitePlanScopes(db).flatMap((scope) => {
+      const origin = log.getRun(scope) ? `run ${scope.slice(0, 8)}` : scope;
+      return new SqlitePlanStorage(db, { scope }).list().map((plan) => ({ plan, origin }));
+    });
   } finally {
     db.close();
   }
@@ -25,12 +28,12 @@ function storedPlans(database: string): StoredPlan[] {
 export function plansList(database: string, out: NodeJS.WritableStream): void {
   const plans = storedPlans(database);
   if (plans.length === 0) {
-    out.write("No plans yet. Run: stepwise run \"<task>\" --strategy notebook\n");
+    out.write("No plans yet: the store is empty. Run: stepwise run \"<task>\" --strategy notebook\n");
     return;
   }
-  for (const { plan, runId } of plans) {
+  for (const { plan, origin } of plans) {
     const done = plan.subtasks.filter((s) => s.state === "done").length;
-    out.write(`${plan.id}  ${plan.state.padEnd(11)} ${done}/${plan.subtasks.length}  ${plan.name}  (run ${runId.slice(0, 8)}, ${plan.createdAt})\n`);
+    out.write(`${plan.id}  ${plan.state.padEnd(11)} ${done}/${plan.subtasks.length}  ${plan.name}  (${origin}, ${plan.createdAt})\n`);
   }
 }
 
@@ -40,5 +43,30 @@ export function plansShow(database: string, id: string, out: NodeJS.WritableStre
   const only = matches[0];
   if (!only) throw new CliError(`no plan with id "${id}"; list them with: stepwise plans list`);
   if (matches.length > 1) throw new CliError(`"${id}" matches ${matches.length} plans; give more of the id`);
-  out.write(`${Plan.fromJSON(only.plan).toMarkdown(true)}\n`);
+  out.write(`${planDetailText(only.plan).join("\n")}\n`);
+}
+
+/**
+ * A plan for a person to read: the checklist's marks and 1-based numbers, as the run view shows it,
+ * with each subtask's details below its line. (The model reads the plan as markdown instead.)
+ */
+function planDetailText(plan: PlanData): string[] {
+  const checklist = planChecklist(Plan.fromJSON(plan));
+  const field = (indent: string, name: string, value: string | null) => (value ? [`${indent}${name}: ${value}`] : []);
+  const lines = [
+    `# ${plan.name}`,
+    ...field("", "Description", plan.description),
+    ...field("", "Expected outcome", plan.expectedOutcome),
+    `State: ${plan.state}; created ${plan.createdAt}${plan.finishedAt ? `, finished ${plan.finishedAt}` : ""}`,
+    ...field("", "Outcome", plan.outcome),
+    "",
+  ];
+  const [title = "", ...items] = checklistLines({ ...(checklist ?? { kind: "plan", items: [] }), title: "Subtasks" });
+  lines.push(title);
+  plan.subtasks.forEach((subtask, i) => {
+    lines.push(items[i] ?? "");
+    lines.push(...field("       ", "Description", subtask.description), ...field("       ", "Expected outcome", subtask.expectedOutcome));
+    lines.push(...field("       ", "Outcome", subtask.outcome));
+  });
+  return lines;
 }

@@ -9,6 +9,7 @@ import type { TaskStore } from "../planning/tasks/task-store.js";
 import type { RunRecord, RunStatus } from "../stores/run-log.js";
 import { workspaceTools } from "../tools/workspace-tools.js";
 import { CliError } from "./cli-error.js";
+import { exitCodeOf } from "./run-endings.js";
 import { storePaths } from "./stepwise-home.js";
 import { modelsFor } from "./model-option.js";
 import { otlpTracing } from "./otlp-export.js";
@@ -24,7 +25,7 @@ import {
   parseApprovalMode,
   type ApprovalMode,
   terminalPlanApprover,
-  type DecisionPrompter,
+  type Approver,
 } from "./approval-prompt.js";
 
 /**
@@ -49,14 +50,15 @@ export const RUN_DEFAULTS = { strategy: "notebook", model: "openai:gpt-4o-mini",
 export type RunIO = {
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
   stderr: NodeJS.WritableStream;
-  /** Asks the user about pending calls; absent when nobody can answer. */
-  prompter?: DecisionPrompter;
+  /** Decides pending calls and plans (the user at the terminal, or decisions given up front); absent when nobody can. */
+  approver?: Approver;
   /** Stops the run after the current step, state saved (the viewer shutting down). */
   signal?: AbortSignal;
 };
 
 const STATUS_BY_STOP: Record<SessionOutcome["stopReason"], RunStatus> = {
   final: "finished",
+  "no-answer": "no-answer",
   "max-steps": "max-steps",
   aborted: "aborted",
   "awaiting-approval": "awaiting-approval",
@@ -92,7 +94,7 @@ export async function runCommand(task: string | undefined, opts: RunCommandOptio
       return await continueRun(previous, settings, { log, database: opts.database, io });
     }
     const runId = randomUUID();
-    const session = await openSession(strategy, { modelSpec, runId, settings, database: opts.database, prompter: io.prompter });
+    const session = await openSession(strategy, { modelSpec, runId, settings, database: opts.database, approver: io.approver });
     try {
       log.createRun({ id: runId, task: theTask, strategy, model: modelSpec });
       log.saveSettings(runId, withoutSecrets(settings));
@@ -156,7 +158,7 @@ async function continueRun(
     runId: run.id,
     settings,
     database: ctx.database,
-    prompter: ctx.io.prompter,
+    approver: ctx.io.approver,
   });
   try {
     const checkpoint = ctx.log.loadCheckpoint(run.id);
@@ -197,7 +199,7 @@ function checkWorkspace(path: string): string {
 
 async function openSession(
   strategy: StrategyName,
-  args: { modelSpec: string; runId: string; settings: RunSettings; database: string; prompter: DecisionPrompter | undefined },
+  args: { modelSpec: string; runId: string; settings: RunSettings; database: string; approver: Approver | undefined },
 ): Promise<StrategySession> {
   const { settings } = args;
   const models = modelsFor(args.modelSpec, strategy);
@@ -218,7 +220,7 @@ async function openSession(
       db,
       taskStore: () => taskStore,
       ...(permissions ? { permissions } : {}),
-      ...(approvesPlans(settings.approval) ? { approvePlan: terminalPlanApprover(args.prompter) } : {}),
+      ...(approvesPlans(settings.approval) ? { approvePlan: terminalPlanApprover(args.approver) } : {}),
       ...(settings.maxSteps ? { maxSteps: settings.maxSteps } : {}),
       ...(settings.contextBudget ? { contextBudget: settings.contextBudget } : {}),
     });
@@ -241,14 +243,14 @@ type DriveContext = {
   resume: boolean;
   log: SqliteRunLog;
   io: RunIO;
-  /** Decisions for the calls the restored run waits on (from the viewer); otherwise the prompter asks. */
+  /** Decisions for the calls the restored run waits on (from the viewer); otherwise the approver decides. */
   decisions?: ApprovalDecisions;
 };
 
 /** Runs the session to its end: records, draws, pauses for approval, stops cleanly on Ctrl-C. */
 async function drive(session: StrategySession, ctx: DriveContext): Promise<number> {
   const { log, io, runId } = ctx;
-  const view: RunView = io.stdout.isTTY ? liveChecklistView(io.stdout) : plainLogView(io.stdout);
+  const view: RunView = io.stdout.isTTY ? liveChecklistView(io.stdout, io.stderr) : plainLogView(io.stdout, io.stderr);
   const tracing = otlpTracing(process.env, io.stderr);
   const record = (event: AgentEvent) => {
     tracing?.onEvent(event);
@@ -264,8 +266,8 @@ async function drive(session: StrategySession, ctx: DriveContext): Promise<numbe
   let interrupts = 0;
   const onInterrupt = () => {
     interrupts++;
-    if (interrupts > 1) process.exit(130);
-    io.stderr.write("\nstopping after the current step (Ctrl-C again to quit at once)…\n");
+    if (interrupts > 1) process.exit(exitCodeOf("aborted"));
+    view.notice("stopping after the current step (Ctrl-C again to quit at once)…\n");
     controller.abort();
   };
   process.on("SIGINT", onInterrupt);
@@ -281,11 +283,11 @@ async function drive(session: StrategySession, ctx: DriveContext): Promise<numbe
         : ctx.resume
           ? await session.continue(ctx.task, controller.signal)
           : await session.run(ctx.task, controller.signal);
-    while (outcome.stopReason === "awaiting-approval" && outcome.pending && io.prompter) {
+    while (outcome.stopReason === "awaiting-approval" && outcome.pending && io.approver) {
       await observer.settled();
       log.saveCheckpoint(runId, session.checkpoint());
       log.updateRun(runId, { status: "awaiting-approval" });
-      const decisions = await askForDecisions(outcome.pending, io.prompter);
+      const decisions = await askForDecisions(outcome.pending, io.approver);
       if (!decisions) break;
       outcome = await session.resume(decisions, controller.signal);
     }
@@ -293,7 +295,7 @@ async function drive(session: StrategySession, ctx: DriveContext): Promise<numbe
     log.saveCheckpoint(runId, session.checkpoint());
     log.updateRun(runId, { status: STATUS_BY_STOP[outcome.stopReason], answer: outcome.stopReason === "final" ? outcome.text : null });
     view.finish(closingLines(outcome, runId));
-    return outcome.stopReason === "final" ? 0 : outcome.stopReason === "aborted" ? 130 : 3;
+    return exitCodeOf(outcome.stopReason === "final" ? "answered" : outcome.stopReason);
   } catch (error) {
     await observer.settled();
     log.updateRun(runId, { status: "failed" });
@@ -310,6 +312,8 @@ function closingLines(outcome: SessionOutcome, runId: string): string[] {
   switch (outcome.stopReason) {
     case "final":
       return ["", outcome.text];
+    case "no-answer":
+      return ["", `no answer: ${outcome.text}`];
     case "aborted":
       return ["", `stopped; state saved. Continue with: stepwise run --resume   (run ${runId})`];
     case "max-steps":

@@ -65,7 +65,7 @@ describe("live checklist (terminal)", () => {
 describe("plain log (pipes)", () => {
   it("writes one line per tool call and per change of the plan, never escape codes", () => {
     const { chunks, stream } = sink();
-    const view = plainLogView(stream);
+    const view = plainLogView(stream, stream);
     view.event(checklist(["in_progress", "todo"]));
     view.event(checklist(["in_progress", "todo"]));
     view.event(toolEnd);
@@ -77,7 +77,7 @@ describe("plain log (pipes)", () => {
 
   it("shows what each new hint told the model: the call it recommends, or its first line", () => {
     const { chunks, stream } = sink();
-    const view = plainLogView(stream);
+    const view = plainLogView(stream, stream);
     const hint = (text: string, next?: { tool: string; args: Record<string, string | number>; modelWrites: Record<string, string> }): AgentEvent => ({
       type: "hint-added",
       agent: "a",
@@ -94,6 +94,59 @@ describe("plain log (pipes)", () => {
     expect(chunks.join("")).toBe(
       "hint: There is no plan yet. If the request is complex,\nhint: next finish_subtask(subtask_idx=0, subtask_outcome=…)\n",
     );
+  });
+
+  it("never repeats a count line when parallel steps start one by one, and says which started", () => {
+    const { chunks, stream } = sink();
+    const view = plainLogView(stream, stream);
+    view.event(checklist(["done", "todo", "todo", "todo"]));
+    view.event(checklist(["done", "in_progress", "todo", "todo"]));
+    view.event(checklist(["done", "in_progress", "in_progress", "todo"]));
+    view.event(checklist(["done", "done", "in_progress", "in_progress"]));
+    view.event(checklist(["done", "done", "in_progress", "in_progress"]));
+    expect(chunks.join("")).toBe("plan: Report 1/4 done\nnow: step 1\nnow: step 2\nplan: Report 2/4 done; now: step 3\n");
+  });
+
+  it("gives a fold's request size before and after", () => {
+    const { chunks, stream } = sink();
+    plainLogView(stream, stream).event({
+      type: "context-folded",
+      agent: "a",
+      time: 0,
+      units: [{ unit: { kind: "subtask", id: "1", title: "x" }, outcome: "ok", messages: 4, tokensSaved: 2100 }],
+      stubbed: [],
+      digested: [],
+      tokensBefore: 3400,
+      tokensAfter: 1300,
+      tokensSaved: 2100,
+      prefixBreaks: 1,
+    });
+    expect(chunks.join("")).toBe("context folded: 1 unit(s); request ~3,400 → ~1,300 tokens\n");
+  });
+});
+
+describe("live checklist notices", () => {
+  it("erases the checklist before a notice and draws it once below, leaving no stale copy (Ctrl-C)", () => {
+    const out = sink();
+    const err = sink();
+    const view = liveChecklistView(out.stream, err.stream);
+    view.event(checklist(["in_progress", "todo"]));
+    view.notice("stopping…\n");
+    expect(out.chunks).toEqual([
+      "Report (0/2 done)\n  [>] 0. step 0\n  [ ] 1. step 1  (after 0)\n",
+      "\x1b[3A\x1b[J",
+      "Report (0/2 done)\n  [>] 0. step 0\n  [ ] 1. step 1  (after 0)\n",
+    ]);
+    expect(err.chunks).toEqual(["stopping…\n"]);
+  });
+
+  it("cuts a checklist taller than the terminal, so the redraw can climb back over it", () => {
+    const { chunks, stream } = sink();
+    const view = liveChecklistView(Object.assign(stream, { rows: 5 }));
+    view.event(checklist(["todo", "todo", "todo", "todo", "todo", "todo"]));
+    expect(chunks[0]).toBe("Report (0/6 done)\n  [ ] 0. step 0\n  … 5 more\n");
+    view.event(toolEnd);
+    expect(chunks[1]).toBe("\x1b[3A\x1b[J");
   });
 });
 
@@ -112,7 +165,7 @@ describe("the answer as it is written", () => {
 
   it("plain log: prints the agent's text as it comes, not a sub-agent's or a workflow planner's, and does not repeat the answer", () => {
     const { chunks, stream } = sink();
-    const view = plainLogView(stream);
+    const view = plainLogView(stream, stream);
     view.event({ ...runStart, runId: "sub", parent: { runId: "r1", agent: "a" } });
     view.event(runStart);
     view.event(delta("Sunny "));
@@ -126,7 +179,7 @@ describe("the answer as it is written", () => {
 
   it("plain log: a tool line during the text starts on its own line; planning and folding say what they did", () => {
     const { chunks, stream } = sink();
-    const view = plainLogView(stream);
+    const view = plainLogView(stream, stream);
     view.event({ type: "workflow-planning-started", agent: "llm-compiler", time: 0, workflow: "llm-compiler", round: 1 });
     view.event(runStart);
     view.event(delta("Reading"));
@@ -144,7 +197,7 @@ describe("the answer as it is written", () => {
       prefixBreaks: 1,
     });
     expect(chunks.join("")).toBe(
-      'planning (round 1)…\nReading\n· read_file {"path":"a.md"} → 1 hello\ncontext folded: 0 unit(s), ~9000 → ~4000 tokens\n',
+      'planning (round 1)…\nReading\n· read_file {"path":"a.md"} → 1 hello\ncontext folded: 0 unit(s); request ~9,000 → ~4,000 tokens\n',
     );
   });
 

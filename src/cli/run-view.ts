@@ -1,11 +1,13 @@
 import type { AgentEvent } from "../core/events.js";
-import type { Checklist } from "./checklist.js";
+import type { Checklist, ChecklistItem } from "./checklist.js";
 import { checklistLines, oneLine } from "./checklist-text.js";
 import { WrittenText } from "./written-text.js";
 
 /** How a run shows on a terminal: a live checklist, or plain log lines when stdout is not a terminal. */
 export interface RunView {
   event(event: AgentEvent): void;
+  /** A message for the user (on stderr) that must not tear the live checklist: Ctrl-C's, say. */
+  notice(text: string): void;
   /** Prints the final plan and the answer; the view is done after this. */
   finish(lines: string[]): void;
 }
@@ -23,50 +25,77 @@ function hintLine(event: Extract<AgentEvent, { type: "hint-added" }>): string {
   return `hint: next ${next.tool}(${args.join(", ")})`;
 }
 
+function foldLine(event: Extract<AgentEvent, { type: "context-folded" }>): string {
+  const stubbed = event.stubbed.length > 0 ? `, ${event.stubbed.length} tool result(s)` : "";
+  const tokens = (n: number) => `~${Math.round(n).toLocaleString("en-US")}`;
+  return `context folded: ${event.units.length} unit(s)${stubbed}; request ${tokens(event.tokensBefore)} → ${tokens(event.tokensAfter)} tokens`;
+}
+
+/** The items that started since the last checklist, by id and label (a relabelled step counts as new). */
+function newlyStarted(items: readonly ChecklistItem[], seen: Set<string>): ChecklistItem[] {
+  return items.filter((item) => {
+    const key = `${item.id}\n${item.label}`;
+    if (item.status !== "in_progress" || seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
 /**
- * For pipes and logs: one line per tool call and per plan change, one per hint that says something
- * new, and the answer as it is written.
+ * For pipes and logs: one line per tool call, a `plan:` line when the plan's title or count changes,
+ * a `now:` line for steps that start without the count changing (parallel steps, say), and one per
+ * hint that says something new, so no line repeats another.
  */
-export function plainLogView(out: NodeJS.WritableStream): RunView {
-  let lastPlanLine = "";
+export function plainLogView(out: NodeJS.WritableStream, err: NodeJS.WritableStream): RunView {
+  let lastCount = "";
   let lastHintLine = "";
+  const started = new Set<string>();
+  // The agent's answer is written as it comes; any other line starts on a line of its own.
   const text = new WrittenText(out);
-  const line = (content: string) => {
-    text.breakLine();
-    out.write(`${content}\n`);
+  const log = {
+    write: (chunk: string) => {
+      text.breakLine();
+      out.write(chunk);
+    },
   };
   return {
     event(event) {
       if (text.event(event)) return;
-      if (event.type === "tool-end") line(toolLine(event));
+      if (event.type === "tool-end") log.write(`${toolLine(event)}\n`);
       else if (event.type === "checklist-updated") {
         const { title, items } = event.checklist;
         const done = items.filter((i) => i.status === "done").length;
-        const current = items.find((i) => i.status === "in_progress");
-        const plan = `plan: ${title} ${done}/${items.length} done${current ? `; now: ${current.label}` : ""}`;
-        if (plan !== lastPlanLine) line(plan);
-        lastPlanLine = plan;
+        const count = `${title} ${done}/${items.length} done`;
+        const now = newlyStarted(items, started);
+        const nowText = oneLine(now.map((item) => oneLine(item.label, 60)).join(", "), 120);
+        if (count !== lastCount) log.write(`plan: ${count}${now.length > 0 ? `; now: ${nowText}` : ""}\n`);
+        else if (now.length > 0) log.write(`now: ${nowText}\n`);
+        lastCount = count;
       } else if (event.type === "hint-added") {
-        const hint = hintLine(event);
-        if (hint !== lastHintLine) line(hint);
-        lastHintLine = hint;
-      } else if (event.type === "workflow-planning-started") line(`planning (round ${event.round})…`);
-      else if (event.type === "context-folded") {
-        line(`context folded: ${event.units.length} unit(s), ~${event.tokensBefore} → ~${event.tokensAfter} tokens`);
-      }
+        const line = hintLine(event);
+        if (line !== lastHintLine) log.write(`${line}\n`);
+        lastHintLine = line;
+      } else if (event.type === "workflow-planning-started") log.write(`planning (round ${event.round})…\n`);
+      else if (event.type === "context-folded") log.write(`${foldLine(event)}\n`);
     },
+    // After the terminal's own "^C" echo, when there is one.
+    notice: (notice) => void err.write(`\n${notice}`),
     finish(lines) {
       text.breakLine();
-      for (const closing of text.closing(lines)) out.write(`${closing}\n`);
+      for (const line of text.closing(lines)) out.write(`${line}\n`);
     },
   };
 }
 
+type Terminal = NodeJS.WritableStream & { columns?: number; rows?: number };
+
 /**
  * For a terminal: tool calls scroll past while the checklist stays redrawn in place below them.
- * Lines are cut to the terminal's width so a wrapped line never throws the redraw off.
+ * Lines are cut to the terminal's width and the checklist to its height, so the cursor can always
+ * climb back over what was drawn; anything else written meanwhile goes through `notice`, which
+ * erases the checklist first, so no stale copy is left behind.
  */
-export function liveChecklistView(out: NodeJS.WritableStream & { columns?: number }): RunView {
+export function liveChecklistView(out: Terminal, err: NodeJS.WritableStream = out): RunView {
   let checklist: Checklist | null = null;
   let drawn = 0;
   const fit = (line: string) => {
@@ -77,29 +106,35 @@ export function liveChecklistView(out: NodeJS.WritableStream & { columns?: numbe
     if (drawn > 0) out.write(`\x1b[${drawn}A\x1b[J`);
     drawn = 0;
   };
+  // While the agent's answer is being written the checklist stays away, so the text flows in one place.
+  const text = new WrittenText(out, erase);
   const draw = () => {
-    if (!checklist) return;
-    const lines = checklistLines(checklist).map(fit);
+    if (!checklist || text.writing) return;
+    let lines = checklistLines(checklist).map(fit);
+    const room = (out.rows ?? 0) - 2;
+    if (room > 1 && lines.length > room) lines = [...lines.slice(0, room - 1), `  … ${lines.length - room + 1} more`];
     out.write(`${lines.join("\n")}\n`);
     drawn = lines.length;
   };
-  const text = new WrittenText(out, erase);
+  const above = (write: () => void) => {
+    erase();
+    text.breakLine();
+    write();
+    draw();
+  };
   return {
     event(event) {
-      // While text is being written the checklist stays away, so the text flows in one place.
       if (text.event(event)) return;
       if (event.type === "model-end" && drawn === 0) draw();
-      if (event.type === "tool-end") {
-        text.breakLine();
-        erase();
-        out.write(`${fit(toolLine(event))}\n`);
-        if (!text.writing) draw();
-      } else if (event.type === "checklist-updated") {
+      if (event.type === "tool-end") above(() => out.write(`${fit(toolLine(event))}\n`));
+      else if (event.type === "context-folded") above(() => out.write(`${fit(foldLine(event))}\n`));
+      else if (event.type === "checklist-updated") {
         erase();
         checklist = event.checklist;
-        if (!text.writing) draw();
+        draw();
       }
     },
+    notice: (notice) => above(() => err.write(notice)),
     finish(lines) {
       text.breakLine();
       erase();

@@ -3,7 +3,8 @@ import type { AgentEventListener } from "../core/events.js";
 import type { StopReason } from "../core/run-result.js";
 import type { Checklist } from "./checklist.js";
 
-export type SessionOutcome = { text: string; stopReason: StopReason; pending?: PendingCall[] };
+/** How a session's run ended; "no-answer": a workflow ended without answering (`text` says why), as WorkflowStopReason has it. */
+export type SessionOutcome = { text: string; stopReason: StopReason | "no-answer"; pending?: PendingCall[] };
 
 /**
  * One strategy, ready to run a task in the CLI: an agent with a planning plugin, or a

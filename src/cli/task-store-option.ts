@@ -3,6 +3,7 @@ import { PostgresTaskStore } from "../stores/postgres-task-store.js";
 import type { SqliteDatabase } from "../stores/sqlite-database.js";
 import { SqliteTaskStore } from "../stores/sqlite-task-store.js";
 import { CliError } from "./cli-error.js";
+import { exitCodeOf } from "./run-endings.js";
 
 /** `--store`: the embedded SQLite file (default) or a shared PostgreSQL board (`postgres://…`). */
 export function taskStoreFor(store: string | undefined, db: SqliteDatabase, boardId: string): TaskStore {
@@ -18,7 +19,7 @@ export async function checkTaskStore(store: TaskStore, description: string | und
   } catch (error) {
     await store.close().catch(() => undefined);
     const reason = error instanceof Error ? error.message || error.name : String(error);
-    throw new CliError(`cannot reach the task store ${redactUrl(description ?? "sqlite")}: ${reason.split("\n")[0]}`, 1);
+    throw new CliError(`cannot reach the task store ${redactUrl(description ?? "sqlite")}: ${reason.split("\n")[0]}`, exitCodeOf("failed"));
   }
 }
 

@@ -7,22 +7,23 @@ import { checkTaskStore, taskStoreFor } from "./task-store-option.js";
 
 export type TasksOptions = { database: string; store?: string; board?: string };
 
-/** The board to read: --board, else the latest tasks run's board in the SQLite file. */
-function boardFor(opts: TasksOptions): string {
+const NO_BOARD = 'No task board yet: the store is empty. Run: stepwise run "<task>" --strategy tasks';
+
+/** The board to read: --board, else the latest tasks run's board in the SQLite file; undefined when there is none. */
+function boardFor(opts: TasksOptions): string | undefined {
   if (opts.board) return opts.board;
   if (opts.store && opts.store !== "sqlite") throw new CliError("name the shared board to read with --board <id>");
   const log = new SqliteRunLog(opts.database);
   try {
-    const run = log.listRuns(1000).find((r) => r.strategy === "tasks");
-    if (!run) throw new CliError('no task board yet. Run: stepwise run "<task>" --strategy tasks');
-    return run.id;
+    return log.listRuns(1000).find((r) => r.strategy === "tasks")?.id;
   } finally {
     log.close();
   }
 }
 
-async function withStore<T>(opts: TasksOptions, use: (store: TaskStore) => Promise<T>): Promise<T> {
+async function withStore<T>(opts: TasksOptions, use: (store: TaskStore) => Promise<T>, noBoard: () => T): Promise<T> {
   const boardId = boardFor(opts);
+  if (boardId === undefined) return noBoard();
   const db = openSqliteDatabase(opts.database);
   try {
     const store = taskStoreFor(opts.store, db, boardId);
@@ -41,7 +42,7 @@ async function withStore<T>(opts: TasksOptions, use: (store: TaskStore) => Promi
 export function tasksList(opts: TasksOptions, out: NodeJS.WritableStream): Promise<void> {
   return withStore(opts, async (store) => {
     out.write(`board ${store.boardId}\n${taskListText(await store.list())}\n`);
-  });
+  }, () => void out.write(`${NO_BOARD}\n`));
 }
 
 /** `stepwise tasks show <id>`: everything about one task. */
@@ -51,5 +52,7 @@ export function tasksShow(opts: TasksOptions, id: string, out: NodeJS.WritableSt
     const task = tasks.find((t) => t.id === id.replace(/^#/, ""));
     if (!task) throw new CliError(`no task "${id}" on board ${store.boardId}; list them with: stepwise tasks list`);
     out.write(`${taskDetailText(task, stateLookup(tasks))}\n`);
+  }, () => {
+    throw new CliError(`no task "${id}": ${NO_BOARD}`);
   });
 }

@@ -18,6 +18,9 @@ describe("stepwise ui (built CLI as a child process)", () => {
 
     expect(await (await fetch(new URL("/runs", url))).json()).toEqual([]);
     expect(await (await fetch(url)).text()).toContain("Stepwise plan viewer");
+    // The browser asks for a favicon on every page load: an icon, not a 404 in the console.
+    const icon = await fetch(new URL("/favicon.ico", url));
+    expect([icon.status, icon.headers.get("content-type")]).toEqual([200, "image/svg+xml"]);
     const script = join(home, "viewer.mjs");
     writeFileSync(script, await (await fetch(new URL("/assets/viewer.js", url))).text());
     expect(spawnSync(process.execPath, ["--check", script]).status).toBe(0);

@@ -30,7 +30,8 @@ export class WorkflowSession implements StrategySession {
     });
     try {
       const outcome = await workflow.run(task, { signal });
-      return { text: outcome.text, stopReason: outcome.stopReason === "aborted" ? "aborted" : "final" };
+      // Every ending keeps its own reason: a run that ran out of rounds or steps is not an answer.
+      return { text: outcome.text, stopReason: outcome.stopReason };
     } catch (error) {
       if (signal.aborted) return { text: "", stopReason: "aborted" };
       throw error;

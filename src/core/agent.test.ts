@@ -3,6 +3,7 @@ import { z } from "zod";
 import { scriptedModel } from "../models/scripted.js";
 import { Agent } from "./agent.js";
 import type { AgentEvent } from "./events.js";
+import type { ChatModel } from "./model.js";
 import type { Plugin } from "./plugin.js";
 import { defineTool } from "./tool.js";
 
@@ -14,9 +15,6 @@ const weather = defineTool({
   execute: ({ city }) => `Sunny in ${city}`,
 });
 
-function sleep(ms: number) {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
 
 describe("Agent loop", () => {
   it("runs a two-step tool run: call a tool, then answer from its result", async () => {
@@ -44,14 +42,22 @@ describe("Agent loop", () => {
   it("runs one turn's tool calls concurrently and appends results in call order", async () => {
     let running = 0;
     let peak = 0;
+    // Each call waits until all three run at once, then they finish last-first: concurrency and
+    // order are shown by events, with no timer to lose a race on a busy machine.
+    let allRunning!: () => void;
+    const together = new Promise<void>((resolve) => (allRunning = resolve));
+    const finishedLabels: string[] = [];
     const slow = defineTool({
       name: "slow",
       description: "",
-      parameters: z.object({ ms: z.number(), label: z.string() }),
-      execute: async ({ ms, label }) => {
+      parameters: z.object({ after: z.string(), label: z.string() }),
+      execute: async ({ after, label }) => {
         running++;
         peak = Math.max(peak, running);
-        await sleep(ms);
+        if (running === 3) allRunning();
+        await together;
+        while (after && !finishedLabels.includes(after)) await new Promise((resolve) => setImmediate(resolve));
+        finishedLabels.push(label);
         running--;
         return label;
       },
@@ -59,9 +65,9 @@ describe("Agent loop", () => {
     const model = scriptedModel([
       {
         toolCalls: [
-          { name: "slow", arguments: { ms: 60, label: "first" } },
-          { name: "slow", arguments: { ms: 5, label: "second" } },
-          { name: "slow", arguments: { ms: 30, label: "third" } },
+          { name: "slow", arguments: { after: "third", label: "first" } },
+          { name: "slow", arguments: { after: "", label: "second" } },
+          { name: "slow", arguments: { after: "second", label: "third" } },
         ],
       },
       "done",
@@ -69,6 +75,7 @@ describe("Agent loop", () => {
     const agent = new Agent({ model, tools: [slow] });
     await agent.run("go");
     expect(peak).toBe(3);
+    expect(finishedLabels).toEqual(["second", "third", "first"]);
     expect(agent.memory.filter((m) => m.role === "tool").map((m) => m.content)).toEqual(["first", "second", "third"]);
   });
 
@@ -82,10 +89,19 @@ describe("Agent loop", () => {
   });
 
   it("aborts during a model call; no model call follows", async () => {
-    const model = scriptedModel(["never seen", "nor this"], { latencyMs: 200 });
-    const agent = new Agent({ model });
+    const scripted = scriptedModel(["never seen", "nor this"], { latencyMs: 60_000 });
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 20);
+    // Aborts once the model has the request (an event, not a timer that could fire before the call).
+    const model: ChatModel & { requests: unknown[] } = {
+      id: scripted.id,
+      requests: scripted.requests,
+      generate: (req) => {
+        const answer = scripted.generate(req);
+        controller.abort();
+        return answer;
+      },
+    };
+    const agent = new Agent({ model });
     const result = await agent.run("hello", { signal: controller.signal });
     expect(result.stopReason).toBe("aborted");
     expect(model.requests).toHaveLength(1);

@@ -499,7 +499,8 @@ export class Agent {
       case "answer":
         return this.#track(call, 0, () => ({ result: { text: decision.text, isError: false }, refused: false }));
       case "reject": {
-        const text = `The user rejected this call${decision.reason ? `: ${decision.reason}` : "."} Do not repeat it unchanged.`;
+        const reason = decision.reason?.trim();
+        const text = `The user rejected this call${reason ? `: ${reason}${/[.!?]$/.test(reason) ? "" : "."}` : "."} Do not repeat it unchanged.`;
         return this.#track(call, 0, () => ({ result: { text, isError: true }, refused: true }));
       }
       case "approve":

@@ -141,7 +141,7 @@ describe("pause and resume", () => {
     const { ws, agent } = await pausedAgent();
     const result = await agent.resume(undefined, { w1: { action: "reject", reason: "not that file" } });
     expect(ws.writes).toEqual([]);
-    expect(result.text).toBe("last result: The user rejected this call: not that file Do not repeat it unchanged.");
+    expect(result.text).toBe("last result: The user rejected this call: not that file. Do not repeat it unchanged.");
   });
 
   it("runs an edited call as edited and tells the model", async () => {

@@ -8,7 +8,7 @@ export class Toolkit {
   constructor(tools: Iterable<Tool>) {
     for (const tool of tools) {
       if (this.#tools.has(tool.name)) {
-        throw new Error(`Two tools are named "${tool.name}": tool names must be unique within an agent.`);
+        throw new Error(`Two tools are named "${tool.name}": tool names must be unique within an agent (for an MCP server's tools, mcpTools takes prefix, include and exclude).`);
       }
       this.#tools.set(tool.name, tool);
     }

@@ -38,7 +38,7 @@ describe("MCP board subscriptions on PostgreSQL", () => {
     const claim = `
       const { PostgresTaskStore } = await import(${JSON.stringify(DIST_INDEX)});
       const store = new PostgresTaskStore({ boardId: ${JSON.stringify(boardId)}, connectionString: ${JSON.stringify(TEST_DATABASE_URL)} });
-      const task = await store.claimNext("other-process");
+      const { task } = await store.claimNext("other-process");
       await store.close();
       console.log(task.id);`;
     const { stdout } = await run(process.execPath, ["--input-type=module", "-e", claim]);

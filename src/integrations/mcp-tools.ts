@@ -1,15 +1,19 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ErrorCode, McpError, type CallToolResult, type Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import { ElicitRequestSchema, ErrorCode, McpError, type CallToolResult, type Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import { z, type ZodType } from "zod";
 import type { Plugin } from "../core/plugin.js";
 import { defineTool, type Tool, type ToolContext, type ToolResult } from "../core/tool.js";
 
 /** An MCP server started as a child process and spoken to over its stdin/stdout. */
 export type McpStdioServerSpec = { command: string; args?: string[]; env?: Record<string, string> };
-/** An MCP server reached over Streamable HTTP. */
-export type McpHttpServerSpec = { url: string; headers?: Record<string, string> };
+/**
+ * An MCP server reached over Streamable HTTP. `authProvider` is the SDK's OAuth client provider: the
+ * transport uses and refreshes its tokens, and starts its authorization flow when the server asks.
+ */
+export type McpHttpServerSpec = { url: string; headers?: Record<string, string>; authProvider?: OAuthClientProvider };
 export type McpServerSpec = McpStdioServerSpec | McpHttpServerSpec;
 
 /**
@@ -25,6 +29,25 @@ export interface McpTools extends Plugin {
   close(): Promise<void>;
 }
 
+/** A question the server asks the user in the middle of a call (MCP elicitation), with the form it wants filled. */
+export type McpElicitation = { message: string; requestedSchema: Record<string, unknown> };
+export type McpElicitationAnswer = { action: "accept"; content: Record<string, unknown> } | { action: "decline" | "cancel" };
+
+export interface McpToolsOptions {
+  /** Put before every tool name (after it is made model-safe), so two servers' tools never clash: "gh_". */
+  prefix?: string;
+  /** Only these of the server's tools, by the server's own names; "*" matches any run of characters. */
+  include?: readonly string[];
+  /** None of these, by the server's own names ("*" as in include); applied after include. */
+  exclude?: readonly string[];
+  /**
+   * Answers the server's questions to the user (elicitation). Without it the client does not offer
+   * elicitation, and servers that need it say so in the call's result. Fields the answer leaves out
+   * get the defaults the server's schema gives.
+   */
+  elicit?: (request: McpElicitation, ctx: { signal: AbortSignal }) => Promise<McpElicitationAnswer>;
+}
+
 const CLIENT_INFO = { name: "stepwise", version: "0.1.0" };
 const MODEL_TOOL_NAME = /[^A-Za-z0-9_-]/g;
 
@@ -34,8 +57,16 @@ const MODEL_TOOL_NAME = /[^A-Za-z0-9_-]/g;
  * `readOnly`, and results and errors come back as tool results. Rejects when the server cannot be
  * reached at all; once connected, a server that goes away only turns calls into error results.
  */
-export async function mcpTools(server: McpServerSpec): Promise<McpTools> {
-  const client = new Client(CLIENT_INFO);
+export async function mcpTools(server: McpServerSpec, opts: McpToolsOptions = {}): Promise<McpTools> {
+  const elicit = opts.elicit;
+  // The SDK fills omitted fields from the requested schema's defaults before answering (SEP-1034).
+  const client = new Client(CLIENT_INFO, elicit ? { capabilities: { elicitation: { form: { applyDefaults: true } } } } : {});
+  if (elicit) {
+    client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
+      const params = request.params as { message: string; requestedSchema?: Record<string, unknown> };
+      return elicit({ message: params.message, requestedSchema: params.requestedSchema ?? {} }, { signal: extra.signal });
+    });
+  }
   const connection = { lost: undefined as string | undefined, lastError: undefined as string | undefined };
   client.onerror = (error) => {
     connection.lastError = error.message;
@@ -56,7 +87,8 @@ export async function mcpTools(server: McpServerSpec): Promise<McpTools> {
   }
 
   const label = JSON.stringify(client.getServerVersion()?.name ?? describeSpec(server));
-  const tools = listed.map((tool) => wrapTool(client, tool, label, connection));
+  const chosen = listed.filter((tool) => isChosen(tool.name, opts));
+  const tools = chosen.map((tool) => wrapTool(client, tool, label, connection, opts.prefix ?? ""));
   let closing: Promise<void> | undefined;
   return {
     // An MCP server's tools act on the world: permission policies judge them as read-only or write tools.
@@ -75,7 +107,10 @@ type McpTransport = StdioClientTransport | StreamableHTTPClientTransport;
 
 function openTransport(server: McpServerSpec): McpTransport {
   if ("url" in server) {
-    return new StreamableHTTPClientTransport(new URL(server.url), server.headers ? { requestInit: { headers: server.headers } } : {});
+    return new StreamableHTTPClientTransport(new URL(server.url), {
+      ...(server.headers ? { requestInit: { headers: server.headers } } : {}),
+      ...(server.authProvider ? { authProvider: server.authProvider } : {}),
+    });
   }
   // The SDK adds a safe default environment (PATH, HOME, …) under whatever `env` we pass.
   return new StdioClientTransport({ command: server.command, args: server.args ?? [], ...(server.env ? { env: server.env } : {}) });
@@ -94,11 +129,23 @@ async function listAllTools(client: Client): Promise<McpTool[]> {
 
 type ConnectionState = { lost: string | undefined; lastError: string | undefined };
 
-function wrapTool(client: Client, tool: McpTool, label: string, connection: ConnectionState): Tool {
+/** Whether the options keep a tool, by the server's own name. */
+function isChosen(name: string, opts: McpToolsOptions): boolean {
+  const matches = (patterns: readonly string[]) => patterns.some((pattern) => namePattern(pattern).test(name));
+  if (opts.include && !matches(opts.include)) return false;
+  return !(opts.exclude && matches(opts.exclude));
+}
+
+function namePattern(pattern: string): RegExp {
+  const escaped = pattern.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"));
+  return new RegExp(`^${escaped.join(".*")}$`);
+}
+
+function wrapTool(client: Client, tool: McpTool, label: string, connection: ConnectionState, prefix: string): Tool {
   const { $schema: _dialect, ...parameters } = tool.inputSchema;
   const wrapped = defineTool({
     // Models accept only letters, digits, "_" and "-" in tool names; MCP also allows "." and more.
-    name: tool.name.replace(MODEL_TOOL_NAME, "_").slice(0, 64) || "tool",
+    name: `${prefix}${tool.name}`.replace(MODEL_TOOL_NAME, "_").slice(0, 64) || "tool",
     description: tool.description ?? tool.title ?? tool.annotations?.title ?? "",
     parameters: argumentSchema(parameters),
     readOnly: tool.annotations?.readOnlyHint === true,

@@ -3,7 +3,14 @@ import { afterAll, describe, expect, it } from "vitest";
 import { TaskBoard } from "../planning/tasks/task-board.js";
 import type { TaskBoardChange } from "../planning/tasks/task.js";
 import { PostgresTaskStore } from "./postgres-task-store.js";
-import { dependentTasks, runWorkerProcesses, TEST_DATABASE_URL, uniqueBoardId } from "./test-support/shared-board-workload.js";
+import {
+  dependentTasks,
+  drainWithKilledWorkers,
+  killedWorkersCheck,
+  runWorkerProcesses,
+  TEST_DATABASE_URL,
+  uniqueBoardId,
+} from "./test-support/shared-board-workload.js";
 import { describeTaskStore } from "./test-support/task-store-suite.js";
 
 const pool = new pg.Pool({ connectionString: TEST_DATABASE_URL });
@@ -49,6 +56,25 @@ describe("PostgresTaskStore sharing", () => {
     }
   });
 
+  it("announces a burst of changes from racing writers, batched into shared notifications, each change once", async () => {
+    const store = new PostgresTaskStore({ boardId: uniqueBoardId("burst"), pool });
+    const seen: TaskBoardChange[] = [];
+    const unsubscribe = await store.subscribe((change) => seen.push(change));
+    try {
+      // 400 changes at once, some with long id lists, so batches must be split to fit a NOTIFY.
+      await Promise.all(Array.from({ length: 200 }, () => store.create({ subject: "x".repeat(50), description: "" })));
+      await Promise.all(Array.from({ length: 200 }, (_, i) => store.update(String(i + 1), { metadata: { n: i } })));
+      await store.update("1", { addBlocks: Array.from({ length: 199 }, (_, i) => String(i + 2)) });
+      await expect.poll(() => seen.length, { timeout: 10_000 }).toBe(401);
+      expect(seen.filter((c) => c.action === "created").flatMap((c) => c.taskIds).sort()).toEqual(Array.from({ length: 200 }, (_, i) => String(i + 1)).sort());
+      expect(seen.filter((c) => c.action === "updated" && c.taskIds.length === 1)).toHaveLength(200);
+      expect(seen.at(-1)?.taskIds).toHaveLength(200);
+    } finally {
+      await unsubscribe();
+      await store.deleteBoard();
+    }
+  });
+
   it("lets 8 worker processes drain one board of 2,000 dependent tasks: each task once, never before its blockers, no update lost", async () => {
     const boardId = uniqueBoardId("workers");
     const sequence = `stepwise_test_${boardId.replace(/[^a-z0-9]/gi, "_")}`.toLowerCase();
@@ -86,4 +112,20 @@ describe("PostgresTaskStore sharing", () => {
       await (board.store as PostgresTaskStore).deleteBoard();
     }
   }, 60_000);
+
+  it("takes back the tasks of worker processes killed with kill -9 right after a claim: none stranded, each completed once", async () => {
+    const boardId = uniqueBoardId("killed");
+    const board = new TaskBoard({ store: new PostgresTaskStore({ boardId, pool }) });
+    await board.import(dependentTasks(150));
+    try {
+      // Short leases so the test is quick; every wait below is for an event (a printed line, an exit).
+      const outcome = await drainWithKilledWorkers({ store: TEST_DATABASE_URL, boardId, workers: 5, killed: 2, leaseMs: 400, heartbeatMs: 80 });
+      expect(outcome.killed).toHaveLength(2);
+      expect(outcome.survivors).toHaveLength(3);
+      expect(killedWorkersCheck(outcome, await board.list())).toEqual({ tasks: 150, stranded: [], completedTwice: [], neverCompleted: [], notTakenBack: [] });
+      expect(await board.activeLeases()).toBe(0);
+    } finally {
+      await (board.store as PostgresTaskStore).deleteBoard();
+    }
+  }, 90_000);
 });

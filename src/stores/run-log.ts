@@ -1,6 +1,6 @@
 import type { AgentEvent } from "../core/events.js";
 
-export type RunStatus = "running" | "finished" | "failed" | "aborted" | "awaiting-approval" | "max-steps";
+export type RunStatus = "running" | "finished" | "no-answer" | "failed" | "aborted" | "awaiting-approval" | "max-steps";
 
 /** One agent run as the CLI and the viewer list it. */
 export type RunRecord = {

@@ -10,6 +10,16 @@ export interface SqlitePlanStorageOptions {
   scope?: string;
 }
 
+/** Every scope that holds plans in the file, the one with the latest new plan first. */
+export function sqlitePlanScopes(db: SqliteDatabase): string[] {
+  const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'stepwise_plans'").get();
+  if (!table) return [];
+  return db
+    .prepare<[], { scope: string }>("SELECT scope FROM stepwise_plans GROUP BY scope ORDER BY MAX(rowid) DESC")
+    .all()
+    .map((row) => row.scope);
+}
+
 /**
  * Plans in one SQLite file, each committed as it changes: a notebook backed by it survives a
  * process restart. Give it a file path (it owns the connection) or an open database.

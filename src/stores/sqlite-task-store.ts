@@ -1,4 +1,17 @@
-import { applyChange, blockerGraph, nextClaimable, nextFreeId, normalizeImport, removeTask, unknownTaskError } from "../planning/tasks/task-graph.js";
+import { applyChange, blockerGraph, checkReservedId, idRange, nextFreeId, normalizeImport, removeTask, unknownTaskError } from "../planning/tasks/task-graph.js";
+import {
+  checkFence,
+  claimStep,
+  leaseDuration,
+  liveLeases,
+  renewStep,
+  settleLease,
+  type ClaimOptions,
+  type FencedWrite,
+  type LeaseState,
+  type TaskClaim,
+  type TaskLease,
+} from "../planning/tasks/task-lease.js";
 import type { TaskStore, TaskStoreState } from "../planning/tasks/task-store.js";
 import { cloneTask, countByState, newTask, TaskRuleError, type Task, type TaskChange, type TaskDraft, type TaskImport, type TaskState } from "../planning/tasks/task.js";
 import { openSqliteDatabase, type SqliteDatabase } from "./sqlite-database.js";
@@ -13,6 +26,8 @@ type TaskRow = {
   blocked_by: string;
   metadata: string;
   created_at: string;
+  lease_token: number;
+  lease_expires_at: number | null;
 };
 
 const SCHEMA = `
@@ -35,6 +50,14 @@ const SCHEMA = `
   );
 `;
 
+// Columns added after the first release; a file made by an older Stepwise gets them on open.
+const ADDED_COLUMNS: { table: string; column: string; definition: string }[] = [
+  { table: "stepwise_task_boards", column: "next_lease", definition: "INTEGER NOT NULL DEFAULT 1" },
+  // The claim that last held the task (never reused) and, while that lease is live, when it ends (ms since 1970).
+  { table: "stepwise_tasks", column: "lease_token", definition: "INTEGER NOT NULL DEFAULT 0" },
+  { table: "stepwise_tasks", column: "lease_expires_at", definition: "INTEGER" },
+];
+
 /**
  * The embedded default: tasks in one SQLite file (WAL), committed as each change happens, so the
  * board survives a restart and a killed process leaves the last committed state. Several boards
@@ -44,14 +67,26 @@ export class SqliteTaskStore implements TaskStore {
   readonly boardId: string;
   readonly #db: SqliteDatabase;
   readonly #ownsDb: boolean;
+  readonly #now: () => number;
 
-  constructor(opts: { path?: string; db?: SqliteDatabase; boardId?: string }) {
+  /**
+   * `now` is the clock leases are judged by (milliseconds, Date.now by default); processes sharing
+   * the file share the machine's clock.
+   */
+  constructor(opts: { path?: string; db?: SqliteDatabase; boardId?: string; now?: () => number }) {
     if (!opts.db && !opts.path) throw new Error("SqliteTaskStore needs a file path (or an open database).");
     this.boardId = opts.boardId ?? "default";
     this.#db = opts.db ?? openSqliteDatabase(opts.path as string);
     this.#ownsDb = !opts.db;
-    this.#db.exec(SCHEMA);
-    this.#db.prepare("INSERT OR IGNORE INTO stepwise_task_boards (board_id, next_id) VALUES (?, 1)").run(this.boardId);
+    this.#now = opts.now ?? Date.now;
+    this.#write(() => {
+      this.#db.exec(SCHEMA);
+      for (const { table, column, definition } of ADDED_COLUMNS) {
+        const columns = this.#db.prepare(`SELECT name FROM pragma_table_info('${table}')`).pluck().all() as string[];
+        if (!columns.includes(column)) this.#db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${definition}`);
+      }
+      this.#db.prepare("INSERT OR IGNORE INTO stepwise_task_boards (board_id, next_id) VALUES (?, 1)").run(this.boardId);
+    });
   }
 
   async list(): Promise<Task[]> {
@@ -59,7 +94,7 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   async get(id: string): Promise<Task | undefined> {
-    const row = this.#db.prepare("SELECT * FROM stepwise_tasks WHERE board_id = ? AND id = ?").get(this.boardId, id) as TaskRow | undefined;
+    const row = this.#row(id);
     return row && fromRow(row);
   }
 
@@ -68,20 +103,33 @@ export class SqliteTaskStore implements TaskStore {
     return countByState(rows);
   }
 
-  async create(draft: TaskDraft): Promise<Task> {
+  async create(draft: TaskDraft, opts: { id?: string } = {}): Promise<Task> {
     return this.#write(() => {
-      const task = newTask(String(this.#nextId()), draft);
+      const next = this.#nextId();
+      if (opts.id !== undefined) checkReservedId(opts.id, next, this.#row(opts.id) !== undefined);
+      const task = newTask(opts.id ?? String(next), draft);
       this.#insert(task);
-      this.#setNextId(Number(task.id) + 1);
+      if (opts.id === undefined) this.#setNextId(next + 1);
       return task;
     });
   }
 
-  async update(id: string, change: TaskChange): Promise<Task> {
+  async reserveIds(count: number): Promise<string[]> {
     return this.#write(() => {
-      const tasks = this.#loadMap();
+      const ids = idRange(this.#nextId(), count);
+      this.#setNextId(this.#nextId() + ids.length);
+      return ids;
+    });
+  }
+
+  async update(id: string, change: TaskChange, opts: FencedWrite = {}): Promise<Task> {
+    return this.#write(() => {
+      const { tasks, leases } = this.#loadBoard();
+      const current = tasks.get(id);
+      if (current && opts.lease) checkFence(current, leases.get(id), opts.lease, this.#now());
       for (const changedId of applyChange(tasks, blockerGraph(tasks.values()), id, change)) {
-        this.#save(tasks.get(changedId) as Task);
+        const task = tasks.get(changedId) as Task;
+        this.#save(task, settleLease(task, leases.get(changedId)));
       }
       return cloneTask(tasks.get(id) as Task);
     });
@@ -89,27 +137,46 @@ export class SqliteTaskStore implements TaskStore {
 
   async remove(id: string): Promise<void> {
     this.#write(() => {
-      const tasks = this.#loadMap();
+      const { tasks, leases } = this.#loadBoard();
       if (!tasks.has(id)) throw unknownTaskError(id, tasks.keys());
-      for (const neighbour of removeTask(tasks, id)) this.#save(tasks.get(neighbour) as Task);
+      for (const neighbour of removeTask(tasks, id)) this.#save(tasks.get(neighbour) as Task, leases.get(neighbour));
       this.#db.prepare("DELETE FROM stepwise_tasks WHERE board_id = ? AND id = ?").run(this.boardId, id);
     });
   }
 
-  async claimNext(owner: string): Promise<Task | undefined> {
+  async claimNext(owner: string, opts: ClaimOptions = {}): Promise<TaskClaim> {
+    const leaseMs = leaseDuration(opts.leaseMs);
     return this.#write(() => {
-      const task = nextClaimable(this.#loadMap(), owner);
-      if (!task) return undefined;
-      task.state = "in_progress";
-      task.owner = owner;
-      this.#save(task);
-      return task;
+      const { tasks, leases } = this.#loadBoard();
+      const { task, expired, changed } = claimStep(tasks, leases, owner, this.#now(), leaseMs, () => this.#takeLeaseToken());
+      for (const id of changed) this.#save(tasks.get(id) as Task, leases.get(id));
+      return { task, expired };
     });
   }
 
-  async replaceAll(tasks: readonly TaskImport[]): Promise<void> {
-    const normalized = normalizeImport(tasks, new Date().toISOString());
-    this.#write(() => this.#replace(normalized, this.#nextId()));
+  async renewLease(lease: TaskLease, leaseMs?: number): Promise<TaskLease> {
+    const ms = leaseDuration(leaseMs);
+    return this.#write(() => {
+      const row = this.#row(lease.taskId);
+      const task = row && fromRow(row);
+      const renewed = renewStep(task, row && leaseState(row), lease, this.#now(), ms);
+      this.#save(task as Task, renewed.state);
+      return renewed.lease;
+    });
+  }
+
+  async activeLeases(): Promise<number> {
+    const { tasks, leases } = this.#loadBoard();
+    return liveLeases(tasks.values(), leases, this.#now());
+  }
+
+  async replaceAll(tasks: readonly TaskImport[]): Promise<Task[]> {
+    const now = new Date().toISOString();
+    return this.#write(() => {
+      const normalized = normalizeImport(tasks, now, this.#nextId());
+      this.#replace(normalized, this.#nextId());
+      return normalized;
+    });
   }
 
   saveState(): TaskStoreState {
@@ -143,6 +210,17 @@ export class SqliteTaskStore implements TaskStore {
     this.#setNextId(nextFreeId(tasks, Math.max(floor, this.#nextId())));
   }
 
+  #row(id: string): TaskRow | undefined {
+    return this.#db.prepare("SELECT * FROM stepwise_tasks WHERE board_id = ? AND id = ?").get(this.boardId, id) as TaskRow | undefined;
+  }
+
+  #takeLeaseToken(): number {
+    const row = this.#db
+      .prepare("UPDATE stepwise_task_boards SET next_lease = next_lease + 1 WHERE board_id = ? RETURNING next_lease - 1 AS token")
+      .get(this.boardId) as { token: number };
+    return row.token;
+  }
+
   #nextId(): number {
     const row = this.#db.prepare("SELECT next_id FROM stepwise_task_boards WHERE board_id = ?").get(this.boardId) as { next_id: number };
     return row.next_id;
@@ -152,13 +230,20 @@ export class SqliteTaskStore implements TaskStore {
     this.#db.prepare("UPDATE stepwise_task_boards SET next_id = ? WHERE board_id = ?").run(next, this.boardId);
   }
 
-  #load(): Task[] {
-    const rows = this.#db.prepare("SELECT * FROM stepwise_tasks WHERE board_id = ? ORDER BY id").all(this.boardId) as TaskRow[];
-    return rows.map(fromRow);
+  #rows(): TaskRow[] {
+    return this.#db.prepare("SELECT * FROM stepwise_tasks WHERE board_id = ? ORDER BY id").all(this.boardId) as TaskRow[];
   }
 
-  #loadMap(): Map<string, Task> {
-    return new Map(this.#load().map((task) => [task.id, task]));
+  #load(): Task[] {
+    return this.#rows().map(fromRow);
+  }
+
+  #loadBoard(): { tasks: Map<string, Task>; leases: Map<string, LeaseState> } {
+    const rows = this.#rows();
+    return {
+      tasks: new Map(rows.map((row) => [String(row.id), fromRow(row)])),
+      leases: new Map(rows.map((row) => [String(row.id), leaseState(row)])),
+    };
   }
 
   #insert(task: Task): void {
@@ -170,13 +255,17 @@ export class SqliteTaskStore implements TaskStore {
       .run(toRow(this.boardId, task));
   }
 
-  #save(task: Task): void {
+  /** Writes a task back; with `lease`, its lease columns too (otherwise they stay as they are). */
+  #save(task: Task, lease?: LeaseState): void {
     this.#db
       .prepare(
         `UPDATE stepwise_tasks SET subject = @subject, description = @description, state = @state, owner = @owner,
-           blocks = @blocks, blocked_by = @blockedBy, metadata = @metadata WHERE board_id = @board AND id = @id`,
+           blocks = @blocks, blocked_by = @blockedBy, metadata = @metadata,
+           lease_token = coalesce(@leaseToken, lease_token),
+           lease_expires_at = CASE WHEN @leaseToken IS NULL THEN lease_expires_at ELSE @leaseExpiresAt END
+         WHERE board_id = @board AND id = @id`,
       )
-      .run(toRow(this.boardId, task));
+      .run({ ...toRow(this.boardId, task), leaseToken: lease?.token ?? null, leaseExpiresAt: lease?.expiresAtMs ?? null });
   }
 }
 
@@ -193,6 +282,10 @@ function toRow(board: string, task: Task) {
     metadata: JSON.stringify(task.metadata),
     createdAt: task.createdAt,
   };
+}
+
+function leaseState(row: TaskRow): LeaseState {
+  return { token: row.lease_token, expiresAtMs: row.lease_expires_at };
 }
 
 function fromRow(row: TaskRow): Task {

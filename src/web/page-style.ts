@@ -23,7 +23,7 @@ nav .task { display: block; overflow: hidden; text-overflow: ellipsis; white-spa
 .badge { display: inline-block; font-size: .72rem; padding: .05rem .45rem; border-radius: 999px; color: #fff; background: var(--todo); }
 .badge.running { background: var(--progress); } .badge.finished { background: var(--done); }
 .badge.failed, .badge.aborted { background: var(--failed); } .badge.awaiting-approval { background: var(--wait); }
-.badge.max-steps { background: var(--abandoned); }
+.badge.max-steps, .badge.no-answer { background: var(--abandoned); }
 ul.checklist { list-style: none; padding: 0; margin: 0; }
 ul.checklist li { padding: .2rem 0; display: flex; gap: .5rem; align-items: baseline; }
 .mark { width: 1.2rem; text-align: center; font-weight: bold; }

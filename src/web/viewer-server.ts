@@ -39,6 +39,7 @@ const ASSETS: Record<string, { type: string; body: string }> = {
   "/": { type: "text/html; charset=utf-8", body: PAGE_HTML },
   "/assets/viewer.js": { type: "text/javascript; charset=utf-8", body: PAGE_SCRIPT },
   "/assets/viewer.css": { type: "text/css; charset=utf-8", body: PAGE_CSS },
+  "/favicon.ico": { type: "image/svg+xml", body: '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><path d="M3 8l3 3 7-7" stroke="#2a7" stroke-width="2.5" fill="none"/></svg>' },
 };
 const MAX_BODY_BYTES = 1 << 20;
 const RUNS_LISTED = 200;

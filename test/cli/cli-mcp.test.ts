@@ -3,7 +3,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterEach, describe, expect, it } from "vitest";
-import { CLI, freshHome } from "./cli-harness.js";
+import { CLI, freshHome, runCli } from "./cli-harness.js";
 
 type ToolText = { content: { type: string; text?: string }[]; isError?: boolean };
 const textOf = (result: unknown) => (result as ToolText).content.map((c) => c.text ?? "").join("");
@@ -34,6 +34,18 @@ describe("stepwise mcp", () => {
     const bad = await client.callTool({ name: "TaskUpdate", arguments: { task_id: "1", add_blocked_by: ["1"] } });
     expect((bad as ToolText).isError).toBe(true);
     expect(textOf(await client.callTool({ name: "TaskList", arguments: {} }))).toContain("#1 [pending] Ship it");
+  });
+
+  it("keeps plans made over MCP where stepwise plans list finds them", async () => {
+    const home = freshHome();
+    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, "mcp"], env: { STEPWISE_HOME: home, PATH: process.env["PATH"] ?? "" } });
+    const client = await connect(transport, "editor");
+    const sub = { name: "Draft", description: "d", expected_outcome: "o" };
+    const created = await client.callTool({ name: "create_plan", arguments: { name: "Plan from MCP", description: "d", expected_outcome: "o", subtasks: [sub] } });
+    expect((created as ToolText).isError).toBeFalsy();
+    const list = await runCli(["plans", "list"], { home });
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stdout).toMatch(/^\S{36} {2}todo {8}0\/1 {2}Plan from MCP {2}\(mcp:mcp, /m);
   });
 
   it("shares one board between HTTP clients and refuses a request without the token", async () => {

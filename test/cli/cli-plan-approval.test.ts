@@ -1,21 +1,20 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { exitCodeOf } from "../../src/cli/run-endings.js";
 import { freshHome, runCli, workspace } from "./cli-harness.js";
 
 const run = (strategy: string, ws: string) => ["run", "Report", "--strategy", strategy, "--model", "scripted:demo", "--workspace", ws, "--approval", "plan"];
 
 describe("stepwise run --approval plan with workflows", () => {
-  it("plan-execute runs the steps as edited in $EDITOR", async () => {
+  it("plan-execute runs the steps as edited, piped as one JSON line", async () => {
     const home = freshHome();
     const ws = workspace(home);
-    const editor = join(home, "edit-steps.sh");
-    writeFileSync(editor, `#!/bin/sh\nsed -i 's/^Read every file$/Read every file, docs first/' "$1"\n`, { mode: 0o755 });
-    const result = await runCli(run("plan-execute", ws), { home, input: "e\n", env: { EDITOR: editor } });
+    const result = await runCli(run("plan-execute", ws), { home, input: `e\n${JSON.stringify(["Read every file, docs first", "Write report.md"])}\n` });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('The planner proposes this plan for "Report":\n  1. Read every file\n  2. Write report.md\n');
     // Piped answers are not echoed, so the checklist line follows the prompt on the same line.
-    expect(result.stdout).toMatch(/plan: plan-and-execute plan 0\/2 done; now: Read every file, docs first$/m);
+    expect(result.stdout).toMatch(/(plan: plan-and-execute plan 0\/2 done; )?now: Read every file, docs first$/m);
     expect(result.stdout).not.toMatch(/now: Read every file$/m);
     expect(readFileSync(join(ws, "report.md"), "utf8")).toContain("| docs/a.md | 2 | Alpha |");
   });
@@ -24,7 +23,7 @@ describe("stepwise run --approval plan with workflows", () => {
     const home = freshHome();
     const ws = workspace(home);
     const result = await runCli(run("plan-execute", ws), { home, input: "r read the docs first\nreject still no\n" });
-    expect(result.code, result.stderr).toBe(0);
+    expect(result.code, result.stderr).toBe(exitCodeOf("no-answer"));
     expect(result.stdout.match(/The planner proposes this plan/g)).toHaveLength(2);
     expect(result.stdout).toContain('Nothing was done: the user rejected the plan twice. Their feedback: "read the docs first", then "still no".');
     expect(existsSync(join(ws, "report.md"))).toBe(false);
@@ -43,7 +42,7 @@ describe("stepwise run --approval plan with workflows", () => {
     const home = freshHome();
     const ws = workspace(home);
     const result = await runCli(run("plan-execute", ws), { home });
-    expect(result.code).toBe(3);
+    expect(result.code).toBe(exitCodeOf("awaiting-approval"));
     expect(result.stderr).toMatch(/^stepwise: nobody answered whether to run the plan, so it was not run/);
     expect(existsSync(join(ws, "report.md"))).toBe(false);
   });

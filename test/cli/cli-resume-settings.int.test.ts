@@ -1,6 +1,7 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { exitCodeOf } from "../../src/cli/run-endings.js";
 import { freshHome, runCli } from "./cli-harness.js";
 
 describe("a resumed run on a PostgreSQL board (needs PostgreSQL on 127.0.0.1:5432)", () => {
@@ -11,7 +12,7 @@ describe("a resumed run on a PostgreSQL board (needs PostgreSQL on 127.0.0.1:543
     writeFileSync(join(ws, "b.txt"), "bravo\n");
     const store = "postgres://postgres:hunter2@127.0.0.1:5432/test";
     const first = await runCli(["run", "Report", "-s", "tasks", "-m", "scripted:demo", "-w", ws, "--store", store, "--max-steps", "4"], { home });
-    expect(first.code, first.stderr).toBe(3);
+    expect(first.code, first.stderr).toBe(exitCodeOf("max-steps"));
     for (const file of readdirSync(home).filter((name) => name.startsWith("stepwise.db"))) {
       expect(readFileSync(join(home, file)).includes("hunter2"), file).toBe(false);
     }

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openSqliteDatabase } from "../../src/stores/sqlite-database.js";
 import { SqliteRunLog } from "../../src/stores/sqlite-run-log.js";
+import { exitCodeOf } from "../../src/cli/run-endings.js";
 import { freshHome, runCli, workspace } from "./cli-harness.js";
 
 function savedSettings(home: string): unknown {
@@ -20,7 +21,7 @@ describe("stepwise run --resume keeps the run's settings", () => {
     const ws = workspace(home);
     // Stops at the step limit before the write.
     const first = await runCli(["run", "Report", "--model", "scripted:demo", "--workspace", ws, "--approval", "writes", "--max-steps", "5"], { home });
-    expect(first.code, first.stderr).toBe(3);
+    expect(first.code, first.stderr).toBe(exitCodeOf("max-steps"));
     expect(existsSync(join(ws, "report.md"))).toBe(false);
 
     const elsewhere = join(home, "elsewhere");
@@ -36,7 +37,7 @@ describe("stepwise run --resume keeps the run's settings", () => {
     const home = freshHome();
     const ws = workspace(home);
     const first = await runCli(["run", "Report", "--model", "scripted:demo", "--workspace", ws, "--approval", "writes", "--max-steps", "5"], { home });
-    expect(first.code, first.stderr).toBe(3);
+    expect(first.code, first.stderr).toBe(exitCodeOf("max-steps"));
     const resumed = await runCli(["run", "--resume", "--approval", "none"], { home });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stdout).not.toContain("The agent wants to call");
@@ -49,7 +50,7 @@ describe("stepwise run --resume keeps the run's settings", () => {
     const home = freshHome();
     const ws = workspace(home);
     const first = await runCli(["run", "Report", "--model", "scripted:demo", "--workspace", ws, "--max-steps", "5"], { home });
-    expect(first.code, first.stderr).toBe(3);
+    expect(first.code, first.stderr).toBe(exitCodeOf("max-steps"));
     const db = openSqliteDatabase(join(home, "stepwise.db"));
     db.prepare("DELETE FROM run_settings").run();
     db.close();
@@ -67,7 +68,7 @@ describe("a PostgreSQL password in --store", () => {
     // The notebook never opens the board, so no server is needed to see what is saved.
     const store = (password: string) => `postgres://someone:${password}@127.0.0.1:1/none`;
     const first = await runCli(["run", "Report", "-m", "scripted:demo", "-w", ws, "--store", store("hunter2"), "--max-steps", "2"], { home });
-    expect(first.code, first.stderr).toBe(3);
+    expect(first.code, first.stderr).toBe(exitCodeOf("max-steps"));
     expect(savedSettings(home)).toMatchObject({ store: "postgres://someone@127.0.0.1:1/none" });
     const resumed = await runCli(["run", "--resume", "--store", store("swordfish"), "--max-steps", "50"], { home });
     expect(resumed.code, resumed.stderr).toBe(0);

@@ -1,7 +1,8 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
+import { exitCodeOf, RUN_ENDINGS } from "../../src/cli/run-endings.js";
 import { CLI, freshHome, runCli, workspace } from "./cli-harness.js";
 
 describe("stepwise demo", () => {
@@ -9,12 +10,14 @@ describe("stepwise demo", () => {
     const result = await runCli(["demo"]);
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^Stepwise demo: scripted agents \(scripted:demo\), offline: no model is called/);
+    expect(result.stdout.match(/^workspace: \/\S+stepwise-demo-\S+$/gm)).toHaveLength(7);
     for (const strategy of ["notebook", "tasks", "todos", "plan-tool", "plan-execute", "rewoo", "compiler"]) {
       expect(result.stdout).toContain(`=== ${strategy} ===`);
     }
-    // Six strategies write the summary table; the compiler's report holds the files read in parallel.
-    expect(result.stdout.match(/\| notes\/risks\.md \| 5 \| Risks \|/g)).toHaveLength(6);
-    expect(result.stdout).toContain("## notes/risks.md\n1\t# Risks");
+    // Every strategy writes the summary table, the compiler too (from what its parallel reads returned).
+    expect(result.stdout.match(/\| notes\/risks\.md \| 5 \| Risks \|/g)).toHaveLength(7);
+    expect(result.stdout).not.toMatch(/^\d+\t/m);
   });
 });
 
@@ -34,8 +37,21 @@ describe("stepwise run", () => {
     const ws = workspace(home);
     const result = await runCli(["run", "Write a report", "--strategy", "compiler", "--model", "scripted:demo", "--workspace", ws], { home });
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/^plan: llm-compiler plan \(round 2\) 4\/4 done$/m);
-    expect(readFileSync(join(ws, "report.md"), "utf8")).toContain("## docs/a.md\n1\t# Alpha\n2\tline two");
+    expect(result.stdout).toMatch(/^plan: llm-compiler plan \(round 2\) 3\/3 done$/m);
+    const report = readFileSync(join(ws, "report.md"), "utf8");
+    expect(report).toContain("| docs/a.md | 2 | Alpha |");
+    expect(report).not.toMatch(/^\d+\t/m);
+  });
+
+  it.each(["plan-tool", "plan-execute", "rewoo", "compiler"])("with %s, says the report was not written when writing it fails", async (strategy) => {
+    const home = freshHome();
+    const ws = workspace(home);
+    mkdirSync(join(ws, "report.md"));
+    const result = await runCli(["run", "Write a report", "--strategy", strategy, "--model", "scripted:demo", "--workspace", ws], { home });
+    expect(result.code, result.stderr).toBe(0);
+    const answer = result.stdout.trim().split("\n").at(-1) ?? "";
+    expect(answer).toMatch(/report\.md was not written/);
+    expect(answer).not.toMatch(/report\.md is written|wrote report\.md/i);
   });
 
   it("prints a plain log when stdout is not a terminal", async () => {
@@ -76,13 +92,13 @@ describe("stepwise run", () => {
     const home = freshHome();
     const ws = workspace(home);
     const first = await runCli(["run", "Report", "--model", "scripted:demo", "--workspace", ws, "--max-steps", "4"], { home });
-    expect(first.code).toBe(3);
+    expect(first.code).toBe(exitCodeOf("max-steps"));
     expect(first.stdout).toContain("stopped at the step limit; state saved");
     expect(existsSync(join(ws, "report.md"))).toBe(false);
 
     // The saved limit applies again: four more steps, then another stop.
     const second = await runCli(["run", "--resume"], { home });
-    expect(second.code, second.stderr).toBe(3);
+    expect(second.code, second.stderr).toBe(exitCodeOf("max-steps"));
     expect(second.stdout).toMatch(/^resuming run /m);
     expect(second.stdout).toContain("stopped at the step limit; state saved");
 
@@ -96,6 +112,28 @@ describe("stepwise run", () => {
     const fourth = await runCli(["run", "--resume"], { home });
     expect(fourth.code).toBe(2);
     expect(fourth.stderr).toMatch(/already finished; nothing to resume/);
+  });
+});
+
+describe("exit codes", () => {
+  it("lists every way a run ends, with its code, in --help", async () => {
+    const help = await runCli(["run", "--help"]);
+    expect(help.code).toBe(0);
+    for (const { code, meaning } of Object.values(RUN_ENDINGS)) expect(help.stdout).toContain(`${String(code).padStart(3)}  ${meaning}`);
+    expect(new Set(Object.values(RUN_ENDINGS).map((e) => e.code)).size).toBe(Object.keys(RUN_ENDINGS).length);
+  });
+
+  it("are the README's table, code for code", () => {
+    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+    const table = readme.slice(readme.indexOf("exits with a code saying how the run ended"));
+    const codes = [...table.slice(0, table.indexOf("\n\n#")).matchAll(/^\| (\d+) \|/gm)].map((m) => Number(m[1]));
+    expect(codes).toEqual(Object.values(RUN_ENDINGS).map((e) => e.code));
+  });
+
+  it("prints the version", async () => {
+    const result = await runCli(["--version"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout.trim()).toBe((JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version);
   });
 });
 
@@ -133,29 +171,45 @@ describe("stepwise run --approval", () => {
     expect(readFileSync(join(ws, "report.md"), "utf8")).toContain("| b.txt |");
   });
 
-  it("tells the model a rejection's reason and never runs the call", async () => {
+  it.each([
+    ["notebook", /plan: Workspace report 2\/3 done/m],
+    ["tasks", /plan: Task board 2\/3 done/m],
+    ["todos", /plan: Todo list 2\/3 done/m],
+  ])("with %s, tells the model a rejection's reason, never runs the call, and nothing claims the report was written", async (strategy, plan) => {
     const home = freshHome();
     const ws = workspace(home);
-    const result = await runCli(["run", "Report", "--model", "scripted:demo", "--workspace", ws, "--approval", "writes"], {
+    const result = await runCli(["run", "Report", "-s", strategy, "--model", "scripted:demo", "--workspace", ws, "--approval", "writes"], {
       home,
       input: "r not now, thanks\n",
     });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/write_file .*→ The user rejected this call: not now, thanks/);
     expect(existsSync(join(ws, "report.md"))).toBe(false);
+    // The plan ends short of the write, and the answer says why.
+    expect(result.stdout).toMatch(plan);
+    expect(result.stdout).not.toMatch(/3\/3 done/);
+    const answer = result.stdout.trim().split("\n").at(-1) ?? "";
+    expect(answer).toMatch(/^I surveyed the workspace and read its files, but report\.md was not written: write_file answered: The user rejected this call: not now, thanks/);
   });
 
-  it("runs the plan as edited in $EDITOR", async () => {
+  it("runs the plan as edited: piped, the edit is one JSON line, whatever EDITOR says", async () => {
     const home = freshHome();
     const ws = workspace(home);
-    const editor = join(home, "edit-plan.sh");
-    writeFileSync(editor, `#!/bin/sh\nsed -i 's/"Workspace report"/"Edited report plan"/' "$1"\n`, { mode: 0o755 });
+    const subtask = (name: string) => ({ name, description: "d", expected_outcome: "o" });
+    const edited = {
+      name: "Edited report plan",
+      description: "d",
+      expected_outcome: "o",
+      subtasks: [subtask("Survey the workspace"), subtask("Read every file"), subtask("Write report.md")],
+    };
     const result = await runCli(["run", "Report", "--model", "scripted:demo", "--workspace", ws, "--approval", "plan"], {
       home,
-      input: "e\n",
-      env: { EDITOR: editor },
+      input: `e\n${JSON.stringify(edited)}\n`,
+      // An editor that would hang without a terminal is never started.
+      env: { EDITOR: "sleep 600 #" },
     });
     expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain("the edited arguments, as one JSON object> ");
     // The edited plan is the one that ran to the end (the model being told is covered in core's tests).
     expect(result.stdout).toMatch(/^plan: Edited report plan 3\/3 done$/m);
     expect(result.stdout).not.toMatch(/^plan: Workspace report/m);
@@ -165,12 +219,60 @@ describe("stepwise run --approval", () => {
     const home = freshHome();
     const ws = workspace(home);
     const paused = await runCli(["run", "Report", "--model", "scripted:demo", "--workspace", ws, "--approval", "writes"], { home });
-    expect(paused.code).toBe(3);
+    expect(paused.code).toBe(exitCodeOf("awaiting-approval"));
     expect(paused.stdout).toContain("waiting for approval of: write_file; state saved.");
     const resumed = await runCli(["run", "--resume", "--workspace", ws, "--approval", "writes"], { home, input: "approve\n" });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stdout).toContain("The agent wants to call write_file with:");
     expect(readFileSync(join(ws, "report.md"), "utf8")).toContain("| docs/a.md |");
+  });
+});
+
+describe("decisions given up front", () => {
+  it("--decisions FILE decides each waiting call in order, and the run acts on them", async () => {
+    const home = freshHome();
+    const ws = workspace(home);
+    const file = join(home, "decisions.json");
+    writeFileSync(file, JSON.stringify([{ tool: "create_plan", action: "approve" }, { tool: "write_file", action: "reject", reason: "not today" }]));
+    const result = await runCli(["run", "Report", "-m", "scripted:demo", "-w", ws, "--approval", "all", "--decisions", file], { home });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).not.toContain("[a]pprove");
+    expect(result.stdout).toMatch(/write_file .*→ The user rejected this call: not today/);
+    expect(existsSync(join(ws, "report.md"))).toBe(false);
+  });
+
+  it("--decisions stays paused, saying why, when a decision does not fit what waits", async () => {
+    const home = freshHome();
+    const ws = workspace(home);
+    const file = join(home, "decisions.json");
+    writeFileSync(file, JSON.stringify([{ tool: "write_file", action: "approve" }]));
+    const result = await runCli(["run", "Report", "-m", "scripted:demo", "-w", ws, "--approval", "all", "--decisions", file], { home });
+    expect(result.code).toBe(exitCodeOf("awaiting-approval"));
+    expect(result.stderr).toBe("stepwise: decision 1 of --decisions is for write_file, but create_plan waits; the run stays paused\n");
+  });
+
+  it("--approve-all approves every call and plan without asking", async () => {
+    const home = freshHome();
+    const ws = workspace(home);
+    const result = await runCli(["run", "Report", "-s", "plan-execute", "-m", "scripted:demo", "-w", ws, "--approval", "plan", "--approve-all"], { home });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).not.toContain("[a]pprove");
+    expect(readFileSync(join(ws, "report.md"), "utf8")).toContain("| b.txt | 1 | bravo |");
+  });
+
+  it.each([
+    ["[{\"action\":\"maybe\"}]", /^stepwise: --decisions .*decisions\.json at 0\.action: .*; give a JSON array of decisions/],
+    ["{not json", /^stepwise: --decisions .*decisions\.json is not JSON/],
+  ])("refuses a bad --decisions file %j before anything runs, in one line", async (text, message) => {
+    const home = freshHome();
+    const ws = workspace(home);
+    const file = join(home, "decisions.json");
+    writeFileSync(file, text);
+    const result = await runCli(["run", "Report", "-m", "scripted:demo", "-w", ws, "--approval", "all", "--decisions", file], { home });
+    expect(result.code).toBe(exitCodeOf("usage"));
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr.trim().split("\n")).toHaveLength(1);
+    expect(result.stdout).toBe("");
   });
 });
 
@@ -213,7 +315,7 @@ describe("context folding in the CLI", () => {
     for (let i = 1; i <= 4; i++) writeFileSync(join(ws, `long${i}.txt`), Array.from({ length: 40 }, (_, n) => `line ${n} of ${i}`).join("\n"));
     const result = await runCli(["run", "Report", "--model", "scripted:demo", "--workspace", ws, "--context-budget", "800"], { home });
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/^context folded: \d+ unit\(s\), ~\d+ → ~\d+ tokens$/m);
+    expect(result.stdout).toMatch(/^context folded: \d+ unit\(s\)(, \d+ tool result\(s\))?; request ~[\d,]+ → ~[\d,]+ tokens$/m);
     expect(readFileSync(join(ws, "report.md"), "utf8")).toContain("| long4.txt | 40 | line 0 of 4 |");
   });
 });

@@ -24,16 +24,32 @@ describe("stepwise plans", () => {
     const id = list.stdout.slice(0, 8);
     const show = await runCli(["plans", "show", id], { home });
     expect(show.stdout).toMatch(/^# Workspace report\n/);
-    expect(show.stdout).toContain("- [x] Read every file\n\t- Created At:");
-    expect(show.stdout).toContain("\t- Outcome: Found: a.txt");
+    // Human views number subtasks from 1, as the run's checklist does.
+    expect(show.stdout).toContain("Subtasks (3/3 done)\n  [x] 1. Survey the workspace\n       Description: List every file in the workspace.\n");
+    expect(show.stdout).toContain("       Outcome: Found: a.txt");
     const missing = await runCli(["plans", "show", "zzz"], { home });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toBe('stepwise: no plan with id "zzz"; list them with: stepwise plans list\n');
   });
 
+  it("shows a plan in progress with the run view's marks, never the model's glued [WIP]name", async () => {
+    const home = freshHome();
+    const ws = join(home, "ws");
+    mkdirSync(ws);
+    writeFileSync(join(ws, "a.txt"), "alpha\n");
+    const stopped = await runCli(["run", "Report", "-m", "scripted:demo", "-w", ws, "--max-steps", "5"], { home });
+    expect(stopped.stdout).toMatch(/now: Read every file/);
+    const id = (await runCli(["plans", "list"], { home })).stdout.slice(0, 8);
+    const show = await runCli(["plans", "show", id], { home });
+    expect(show.stdout).toContain("  [x] 1. Survey the workspace\n");
+    expect(show.stdout).toContain("  [>] 2. Read every file\n");
+    expect(show.stdout).not.toMatch(/\[WIP\]|\]\S/);
+  });
+
   it("says how to make a plan when there is none", async () => {
     const list = await runCli(["plans", "list"]);
-    expect(list.stdout).toContain('No plans yet. Run: stepwise run "<task>" --strategy notebook');
+    expect(list.code).toBe(0);
+    expect(list.stdout).toBe('No plans yet: the store is empty. Run: stepwise run "<task>" --strategy notebook\n');
   });
 });
 
@@ -42,16 +58,41 @@ describe("stepwise tasks", () => {
     const home = await homeWithRuns("tasks");
     const list = await runCli(["tasks", "list"], { home });
     expect(list.code).toBe(0);
-    expect(list.stdout).toMatch(/^#2 \[completed\] Read every file \(owner: tasks\) — #1 done$/m);
-    const show = await runCli(["tasks", "show", "3"], { home });
-    expect(show.stdout).toContain("Task #3: Write report.md");
-    expect(show.stdout).toContain("Blocked by: #2 (completed)");
+    const read = /^#(\d+) \[completed\] Read every file \(owner: tasks\) — #\d+ done$/m.exec(list.stdout)?.[1];
+    const write = /^#(\d+) \[completed\] Write report\.md/m.exec(list.stdout)?.[1];
+    expect(read && write, list.stdout).toBeTruthy();
+    const show = await runCli(["tasks", "show", String(write)], { home });
+    expect(show.stdout).toContain(`Task #${write}: Write report.md`);
+    expect(show.stdout).toContain(`Blocked by: #${read} (completed)`);
   });
 
   it("refuses to guess a shared board and explains an empty store", async () => {
     const shared = await runCli(["tasks", "list", "--store", "postgres://127.0.0.1:5432/test"]);
     expect(shared.stderr).toBe("stepwise: name the shared board to read with --board <id>\n");
+    // An empty store is not an error, for tasks as for plans: exit 0 and say so.
     const empty = await runCli(["tasks", "list"]);
-    expect(empty.stderr).toContain("no task board yet");
+    expect(empty.code).toBe(0);
+    expect(empty.stdout).toBe('No task board yet: the store is empty. Run: stepwise run "<task>" --strategy tasks\n');
+  });
+});
+
+describe("an unusable store", () => {
+  it("names a corrupt store file and the fix, in one line", async () => {
+    const home = freshHome();
+    writeFileSync(join(home, "stepwise.db"), "not a database at all, just text\n".repeat(100));
+    for (const args of [["plans", "list"], ["tasks", "list"], ["run", "x", "-m", "scripted:demo", "-w", home]]) {
+      const result = await runCli(args, { home });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe(
+        `stepwise: the store ${join(home, "stepwise.db")} is not a SQLite database (corrupt, or another file). Move it away to start a fresh store, or point STEPWISE_HOME at another folder\n`,
+      );
+    }
+  });
+
+  it("fails at once, in one line, when STEPWISE_HOME cannot be created", async () => {
+    const result = await runCli(["plans", "list"], { env: { STEPWISE_HOME: "/proc/nope/x" }, timeoutMs: 10_000 });
+    expect(result.signal).toBeNull();
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe("stepwise: STEPWISE_HOME /proc/nope/x cannot be created (ENOENT at /proc/nope); point STEPWISE_HOME at a folder you can write\n");
   });
 });

@@ -71,7 +71,7 @@ describe("16 concurrent writers on one shared PostgreSQL board", () => {
                   const id = mine.splice(Math.floor(Math.random() * mine.length), 1)[0] as string;
                   await store.remove(id);
                 } else {
-                  const task = await store.claimNext(name);
+                  const { task } = await store.claimNext(name);
                   if (task) {
                     claims.push({ id: task.id, owner: name });
                     if (task.owner !== name || task.state !== "in_progress") anomaly(`claim of ${task.id} returned ${task.owner}/${task.state}`);

@@ -12,10 +12,14 @@ const DEMO_TASK = "Survey this workspace and write report.md with one line per f
 /** `stepwise demo`: every strategy in turn does the same small job offline, each in a fresh workspace. */
 export async function runDemo(stdout: NodeJS.WritableStream & { isTTY?: boolean }, stderr: NodeJS.WritableStream): Promise<number> {
   const home = mkdtempSync(join(tmpdir(), "stepwise-demo-store-"));
+  stdout.write(
+    `Stepwise demo: scripted agents (${DEMO_MODEL}), offline: no model is called and nothing leaves this machine.\n` +
+      "Each strategy does the same small job in a fresh temporary workspace, removed afterwards.\n",
+  );
   try {
     for (const strategy of STRATEGIES) {
       const workspace = createDemoWorkspace();
-      stdout.write(`\n=== ${strategy} ===\n`);
+      stdout.write(`\n=== ${strategy} ===\nworkspace: ${workspace}\n`);
       const code = await runCommand(
         DEMO_TASK,
         { strategy, model: DEMO_MODEL, workspace, database: join(home, "stepwise.db") },

@@ -17,17 +17,16 @@ const INTERRUPTED = "Interrupted:";
 
 export function readRequest(req: ModelRequest): RequestFacts {
   const messages: Message[] = req.messages;
-  const argsById = new Map<string, Record<string, unknown>>();
+  // A result answers a call of the turn before it: call ids need only be unique within a turn (a
+  // resumed run's model may hand out the same ids again), so each is looked up in its own turn.
+  const answered: { name: string; args: Record<string, unknown>; text: string }[] = [];
+  let turnCalls = new Map<string, Record<string, unknown>>();
   for (const m of messages) {
-    if (m.role !== "assistant") continue;
-    for (const call of m.toolCalls ?? []) argsById.set(call.id, parseArgs(call.arguments));
+    if (m.role === "assistant") turnCalls = new Map((m.toolCalls ?? []).map((call) => [call.id, parseArgs(call.arguments)]));
+    // A call the agent answered as interrupted (the run was killed before its result was recorded) has no result.
+    else if (m.role === "tool" && !m.content.startsWith(INTERRUPTED)) answered.push({ name: m.name, args: turnCalls.get(m.toolCallId) ?? {}, text: m.content });
   }
-  // A call the agent answered as interrupted (the run was killed before its result was recorded) has no result.
-  const toolMessages = messages.filter(
-    (m): m is Extract<Message, { role: "tool" }> => m.role === "tool" && !m.content.startsWith(INTERRUPTED),
-  );
-  const results = (tool: string) =>
-    toolMessages.filter((m) => m.name === tool).map((m) => ({ args: argsById.get(m.toolCallId) ?? {}, text: m.content }));
+  const results = (tool: string) => answered.filter((m) => m.name === tool).map(({ args, text }) => ({ args, text }));
   const inputs = messages.filter((m) => m.role === "user" && !m.content.startsWith("<"));
   return {
     turn: messages.filter((m) => m.role === "assistant").length,

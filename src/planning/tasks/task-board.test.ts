@@ -42,7 +42,13 @@ describe("TaskBoard tools", () => {
       isError: false,
     });
     expect((await call("TaskList", {})).text).toBe(
-      ["#1 [pending] Read the spec", "#2 [pending] Write the code", "#3 [pending] Run the tests", "#4 [pending] Ship"].join("\n"),
+      [
+        "4 tasks: 0 in progress, 4 pending (4 ready to start), 0 completed.",
+        "#1 [pending] Read the spec",
+        "#2 [pending] Write the code",
+        "#3 [pending] Run the tests",
+        "#4 [pending] Ship",
+      ].join("\n"),
     );
   });
 
@@ -151,7 +157,7 @@ describe("TaskBoard tools", () => {
     expect(await board.get("2")).toMatchObject({ state: "in_progress", owner: null });
     await call("TaskUpdate", { task_id: "1", status: "completed", subject: "A done", description: "new" });
     expect(await board.get("1")).toMatchObject({ state: "completed", subject: "A done", description: "new", owner: "ann" });
-    expect((await call("TaskList", {})).text).toBe("#1 [completed] A done (owner: ann)\n#2 [in_progress] b");
+    expect((await call("TaskList", {})).text).toBe("2 tasks: 1 in progress, 0 pending (0 ready to start), 1 completed.\n#1 [completed] A done (owner: ann)\n#2 [in_progress] b");
   });
 
   it("answers bad arguments with errors the model can act on, and forgives numeric or #-prefixed ids", async () => {
@@ -191,7 +197,10 @@ describe("TaskBoard in an agent", () => {
       ["updated", ["1"], "memory"],
       ["updated", ["1"], "memory"],
     ]);
-    expect(agent.memory.at(-2)).toMatchObject({ role: "tool", content: "#1 [completed] Fetch requirements (owner: planner)\n#2 [pending] Draft plan — #1 done" });
+    expect(agent.memory.at(-2)).toMatchObject({
+      role: "tool",
+      content: "2 tasks: 0 in progress, 1 pending (1 ready to start), 1 completed.\n#1 [completed] Fetch requirements (owner: planner)\n#2 [pending] Draft plan — #1 done",
+    });
   });
 
   it("round-trips the board through the agent's saved state", async () => {

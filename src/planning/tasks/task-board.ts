@@ -1,16 +1,19 @@
-import { PluginHosts, type Plugin, type PluginHost } from "../../core/plugin.js";
-import type { Tool } from "../../core/tool.js";
+import { PluginHosts, type AfterModelContext, type Plugin, type PluginHost } from "../../core/plugin.js";
+import type { Tool, ToolContext } from "../../core/tool.js";
 import { MemoryTaskStore } from "./memory-task-store.js";
 import type { TaskStore, TaskStoreState } from "./task-store.js";
 import { taskBoardTools } from "./task-tools.js";
 import { taskUnitEvents } from "./task-units.js";
 import { sortIds } from "./task-graph.js";
+import type { ClaimedTask, ClaimOptions, FencedWrite, TaskClaim, TaskLease } from "./task-lease.js";
 import { TaskRuleError, type Task, type TaskBoardChange, type TaskChange, type TaskDraft, type TaskImport, type TaskState } from "./task.js";
 
 declare module "../../core/events.js" {
   interface AgentEventMap {
     /** A task board changed through this agent's board: which board, what happened, which tasks. */
     "tasks-updated": TaskBoardChange;
+    /** A claim ran out without being renewed (its worker died or stalled): the task went back to pending. */
+    "lease-expired": { boardId: string; lease: TaskLease };
   }
 }
 
@@ -37,6 +40,9 @@ export class TaskBoard implements Plugin {
   readonly store: TaskStore;
   readonly agentName: string | undefined;
   readonly #hosts = new PluginHosts();
+  /** Ids set aside for this turn's TaskCreate calls, by agent and call id. */
+  readonly #reserved = new Map<string, Map<string, string>>();
+  #createTool: Tool | undefined;
   #closing: Promise<void> | undefined;
 
   constructor(opts: TaskBoardOptions = {}) {
@@ -52,6 +58,31 @@ export class TaskBoard implements Plugin {
     this.#hosts.add(host);
   }
 
+  /**
+   * The agent runs a turn's tool calls at once, so several TaskCreate calls would take ids in
+   * whatever order their writes land. Before they run, the board sets aside one id per well-formed
+   * TaskCreate call, in call order, and each call creates its task under its own id; the model can
+   * then name the tasks of one turn by their order. (A call that does not run after all leaves its
+   * id unused, as a deleted task does.)
+   */
+  async afterModel(ctx: AfterModelContext): Promise<void> {
+    this.#reserved.delete(ctx.agentName);
+    this.#createTool ??= this.tools().find((tool) => tool.name === "TaskCreate") as Tool;
+    const check = this.#createTool.check?.bind(this.#createTool);
+    const creates = ctx.toolCalls.filter((call) => call.name === "TaskCreate" && !check?.(call.arguments));
+    if (creates.length < 2) return;
+    const ids = await this.store.reserveIds(creates.length);
+    this.#reserved.set(ctx.agentName, new Map(creates.map((call, i) => [call.id, ids[i] as string])));
+  }
+
+  /** The id afterModel set aside for this tool call, if any; each is handed out once. */
+  takeReservedId(ctx: ToolContext): string | undefined {
+    const reserved = ctx.agentName === undefined ? undefined : this.#reserved.get(ctx.agentName);
+    const id = ctx.toolCallId === undefined ? undefined : reserved?.get(ctx.toolCallId);
+    if (id !== undefined) reserved?.delete(ctx.toolCallId as string);
+    return id;
+  }
+
   list(): Promise<Task[]> {
     return this.store.list();
   }
@@ -64,18 +95,21 @@ export class TaskBoard implements Plugin {
     return this.store.counts();
   }
 
-  async create(draft: TaskDraft): Promise<Task> {
-    const task = await this.store.create(draft);
+  /** Adds a pending task; `opts.id` only with an id the store reserved (see TaskStore.create). */
+  async create(draft: TaskDraft, opts: { id?: string } = {}): Promise<Task> {
+    const task = await this.store.create(draft, opts);
     this.#announce("created", [task.id]);
     return task;
   }
 
-  async update(id: string, change: TaskChange): Promise<Task> {
-    // Only a change of state can start or finish a unit; other changes skip the extra read.
-    const before = change.state === undefined ? undefined : await this.store.get(id);
-    const task = await this.store.update(id, change);
+  /** Changes one task; with `opts.lease`, only while that lease is still held (see TaskStore.update). */
+  async update(id: string, change: TaskChange, opts: FencedWrite = {}): Promise<Task> {
+    // Only a change of state can start or finish a unit; other changes skip the extra read, and so
+    // does a fenced write: that it was accepted means the task was in progress under its lease.
+    const before = change.state === undefined || opts.lease ? undefined : await this.store.get(id);
+    const task = await this.store.update(id, change, opts);
     this.#announce("updated", [id, ...(change.addBlocks ?? []), ...(change.addBlockedBy ?? [])]);
-    if (change.state !== undefined) this.#announceUnits(before, task);
+    if (change.state !== undefined) this.#announceUnits(opts.lease ? { ...task, state: "in_progress" } : before, task);
     return task;
   }
 
@@ -87,26 +121,54 @@ export class TaskBoard implements Plugin {
     this.#announceUnits(before, undefined);
   }
 
-  /** Atomically takes the lowest-numbered free task for `owner` (this board's agent by default). */
-  async claimNext(owner: string | undefined = this.agentName): Promise<Task | undefined> {
-    if (!owner) throw new TaskRuleError("claimNext needs an owner: pass one, or give the TaskBoard an agentName.");
-    const task = await this.store.claimNext(owner);
-    if (task) {
-      this.#announce("claimed", [task.id]);
-      this.#announceUnits(undefined, task);
-    }
-    return task;
+  /**
+   * Atomically takes the lowest-numbered free task for `owner` (this board's agent by default) under
+   * a lease, after returning tasks whose leases expired to pending. Keep the lease with renewLease
+   * (runWorkerPool does) and pass it to update, so a write after the lease was lost is refused.
+   */
+  async claimNext(owner: string | undefined = this.agentName, opts: ClaimOptions = {}): Promise<ClaimedTask | undefined> {
+    return (await this.claim(owner, opts)).task;
   }
 
-  /** Replaces the board with `tasks` (seeding or importing); edges given on either side are written on both. */
-  async import(tasks: readonly TaskImport[]): Promise<void> {
-    await this.store.replaceAll(tasks);
+  /** claimNext, also telling which expired leases this step returned to pending. */
+  async claim(owner: string | undefined = this.agentName, opts: ClaimOptions = {}): Promise<TaskClaim> {
+    if (!owner) throw new TaskRuleError("claimNext needs an owner: pass one, or give the TaskBoard an agentName.");
+    const claim = await this.store.claimNext(owner, opts);
+    if (claim.expired.length > 0) {
+      this.#announce("released", claim.expired.map((lease) => lease.taskId));
+      for (const lease of claim.expired) this.#hosts.emit({ type: "lease-expired", boardId: this.store.boardId, lease });
+    }
+    if (claim.task) {
+      this.#announce("claimed", [claim.task.id]);
+      this.#announceUnits(undefined, claim.task);
+    }
+    return claim;
+  }
+
+  /** Extends a lease this board handed out; a TaskLeaseError once it is no longer held. */
+  renewLease(lease: TaskLease, leaseMs?: number): Promise<TaskLease> {
+    return this.store.renewLease(lease, leaseMs);
+  }
+
+  /** How many tasks are held by a live lease (work in progress that may still free others). */
+  activeLeases(): Promise<number> {
+    return this.store.activeLeases();
+  }
+
+  /**
+   * Replaces the board with `tasks` (seeding, or importing from an issue tracker); edges given on
+   * either side are written on both. A task with an outside id ("PROJ-1") gets a board id and keeps
+   * the outside one as `metadata.externalId`; edges may name either. Returns the board as imported.
+   */
+  async import(tasks: readonly TaskImport[]): Promise<Task[]> {
+    const imported = await this.store.replaceAll(tasks);
     this.#announce("replaced", []);
+    return imported;
   }
 
   /** Empties the board. Ids of removed tasks are still never reused. */
-  reset(): Promise<void> {
-    return this.import([]);
+  async reset(): Promise<void> {
+    await this.import([]);
   }
 
   /**

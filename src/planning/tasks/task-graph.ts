@@ -144,6 +144,19 @@ export function nextClaimable(tasks: ReadonlyMap<string, Task>, owner: string): 
   return best;
 }
 
+/** Checks that `id` may be given to a new task: reserved (below the next id) and not on the board. */
+export function checkReservedId(id: string, nextId: number, exists: boolean): void {
+  if (!isTaskId(id) || Number(id) >= nextId || exists) {
+    throw new TaskRuleError(`Task id "${id}" was not reserved for a new task (the next free id is ${nextId}); create the task without an id.`);
+  }
+}
+
+/** The ids `reserveIds(count)` hands out when the next id is `nextId`. */
+export function idRange(nextId: number, count: number): string[] {
+  if (!Number.isInteger(count) || count < 1 || count > 1000) throw new TaskRuleError(`reserveIds takes a count from 1 to 1000; got ${String(count)}.`);
+  return Array.from({ length: count }, (_, i) => String(nextId + i));
+}
+
 /** The id the next created task gets: never below `floor`, and above every id in use. */
 export function nextFreeId(tasks: Iterable<Task>, floor: number): number {
   let next = floor;
@@ -155,32 +168,101 @@ export function sortIds(ids: Iterable<string>): string[] {
   return [...new Set(ids)].sort(compareTaskIds);
 }
 
+/** The metadata key that keeps an imported task's outside id (an issue tracker's "PROJ-1", say). */
+export const EXTERNAL_ID_KEY = "externalId";
+
+const MAX_EXTERNAL_ID = 200;
+
 /**
- * Turns imported tasks into a consistent board: numeric unique ids, known states, edges written
- * both ways, no self-edges, no unknown ids, no cycles. Throws TaskRuleError naming what is wrong.
+ * Turns imported tasks into a consistent board: unique ids, known states, edges written both ways,
+ * no self-edges, no unknown ids, no cycles. A task whose id is not a board id ("1", "2", …) keeps that
+ * outside id as `metadata.externalId` and gets the next board id (from `floor` up, above every board
+ * id in the import, in import order); edges may name tasks by either id. Throws TaskRuleError naming
+ * what is wrong.
  */
-export function normalizeImport(imported: readonly TaskImport[], now: string): Task[] {
+export function normalizeImport(imported: readonly TaskImport[], now: string, floor = 1): Task[] {
+  const boardIds = new Map<string, string>();
+  let next = imported.reduce((high, item) => (isTaskId(item.id) ? Math.max(high, Number(item.id) + 1) : high), floor);
+  for (const item of imported) {
+    if (typeof item.id !== "string" || item.id.trim() === "" || item.id.length > MAX_EXTERNAL_ID) {
+      const shown = typeof item.id === "string" ? `"${item.id.slice(0, 40)}"${item.id.length > 40 ? ` (${item.id.length} characters)` : ""}` : String(item.id);
+      throw new TaskRuleError(`Imported task id ${shown} is not accepted: give a board id ("1", "2", …) or an outside id of 1-${MAX_EXTERNAL_ID} characters.`);
+    }
+    if (boardIds.has(item.id)) throw new TaskRuleError(`Imported task id "${item.id}" appears twice.`);
+    boardIds.set(item.id, isTaskId(item.id) ? item.id : String(next++));
+  }
+  const toBoardId = (id: string) => boardIds.get(id) ?? id;
   const tasks = new Map<string, Task>();
   for (const item of imported) {
-    if (!isTaskId(item.id)) throw new TaskRuleError(`Imported task id "${item.id}" is not a positive whole number ("1", "2", …).`);
-    if (tasks.has(item.id)) throw new TaskRuleError(`Imported task id "${item.id}" appears twice.`);
+    const id = toBoardId(item.id);
     const state = item.state ?? "pending";
     if (!TASK_STATES.includes(state)) throw new TaskRuleError(`Imported task ${item.id} has unknown state "${String(state)}".`);
-    tasks.set(item.id, {
-      id: item.id,
+    const metadata = structuredClone(item.metadata ?? {});
+    if (id !== item.id) {
+      const kept = metadata[EXTERNAL_ID_KEY];
+      if (kept !== undefined && kept !== item.id) {
+        throw new TaskRuleError(`Imported task "${item.id}" also has metadata.${EXTERNAL_ID_KEY} ${JSON.stringify(kept)}; the outside id is kept there, so leave that key out.`);
+      }
+      metadata[EXTERNAL_ID_KEY] = item.id;
+    }
+    tasks.set(id, {
+      id,
       subject: item.subject,
       description: item.description ?? "",
       state,
       owner: item.owner ?? null,
       blocks: [],
       blockedBy: [],
-      metadata: structuredClone(item.metadata ?? {}),
+      metadata,
       createdAt: item.createdAt ?? now,
     });
   }
+  // All edges first, then one check for loops over the whole graph: checking each edge as it is
+  // added would walk the graph once per edge, which a board of many thousand tasks cannot afford.
+  const blockers = new Map<string, Set<string>>([...tasks.keys()].map((id) => [id, new Set<string>()]));
+  const link = (blocker: string, blocked: string) => {
+    if (blocker === blocked) throw new TaskRuleError(`Task ${blocked} cannot block or wait on itself; name a different task id.`);
+    for (const id of [blocker, blocked]) if (!tasks.has(id)) throw unknownTaskError(id, tasks.keys());
+    blockers.get(blocked)?.add(blocker);
+  };
   for (const item of imported) {
-    const graph = blockerGraph(tasks.values());
-    applyChange(tasks, graph, item.id, { addBlocks: item.blocks ?? [], addBlockedBy: item.blockedBy ?? [] });
+    const id = toBoardId(item.id);
+    for (const blocker of item.blockedBy ?? []) link(toBoardId(blocker), id);
+    for (const blocked of item.blocks ?? []) link(id, toBoardId(blocked));
+  }
+  const loop = findLoop(blockers);
+  if (loop) throw new TaskRuleError(`Refused: the imported tasks would close a cycle (${loop.join(" waits on ")}). Dependencies must not loop; drop one of these edges.`);
+  const blocks = new Map<string, string[]>();
+  for (const [blocked, ids] of blockers) for (const blocker of ids) blocks.set(blocker, [...(blocks.get(blocker) ?? []), blocked]);
+  for (const task of tasks.values()) {
+    task.blockedBy = sortIds(blockers.get(task.id) ?? []);
+    task.blocks = sortIds(blocks.get(task.id) ?? []);
   }
   return [...tasks.values()].sort((a, b) => compareTaskIds(a.id, b.id));
+}
+
+/** A loop in the graph (each id waits on the next, the last on the first again), or undefined: Kahn's algorithm, then a walk among what is left. */
+function findLoop(blockers: ReadonlyMap<string, ReadonlySet<string>>): string[] | undefined {
+  const waiting = new Map([...blockers].map(([id, ids]) => [id, ids.size]));
+  const dependents = new Map<string, string[]>();
+  for (const [blocked, ids] of blockers) for (const blocker of ids) dependents.set(blocker, [...(dependents.get(blocker) ?? []), blocked]);
+  const ready = [...waiting].filter(([, n]) => n === 0).map(([id]) => id);
+  while (ready.length > 0) {
+    const id = ready.pop() as string;
+    waiting.delete(id);
+    for (const blocked of dependents.get(id) ?? []) {
+      const left = (waiting.get(blocked) ?? 0) - 1;
+      waiting.set(blocked, left);
+      if (left === 0) ready.push(blocked);
+    }
+  }
+  if (waiting.size === 0) return undefined;
+  // Every task left waits on another task left: walk until one repeats.
+  const path: string[] = [];
+  let at = [...waiting.keys()].sort(compareTaskIds)[0] as string;
+  while (!path.includes(at)) {
+    path.push(at);
+    at = [...(blockers.get(at) ?? [])].find((id) => waiting.has(id)) as string;
+  }
+  return [...path.slice(path.indexOf(at)), at];
 }

@@ -1,3 +1,4 @@
+import type { ClaimOptions, FencedWrite, TaskClaim, TaskLease } from "./task-lease.js";
 import type { Task, TaskChange, TaskDraft, TaskImport, TaskState } from "./task.js";
 
 /**
@@ -5,7 +6,7 @@ import type { Task, TaskChange, TaskDraft, TaskImport, TaskState } from "./task.
  * memory, or a reference to the board for a store that commits every change as it happens.
  */
 export type TaskStoreState =
-  | { kind: "snapshot"; nextId: number; tasks: Task[] }
+  | { kind: "snapshot"; nextId: number; tasks: Task[]; leases?: TaskLease[] }
   | { kind: "reference"; store: string; boardId: string };
 
 /**
@@ -21,20 +22,38 @@ export interface TaskStore {
   get(id: string): Promise<Task | undefined>;
   /** How many tasks are in each state: a cheap look at a large board. */
   counts(): Promise<Record<TaskState, number>>;
-  /** Appends a pending task with the next id; ids are never reused, even after deletes or a reset. */
-  create(draft: TaskDraft): Promise<Task>;
-  /** Applies `change` to one task (and the other end of each new edge); returns the task after it. */
-  update(id: string, change: TaskChange): Promise<Task>;
+  /**
+   * Appends a pending task with the next id; ids are never reused, even after deletes or a reset.
+   * With `opts.id`, the task takes that id, which must come from reserveIds and be used once.
+   */
+  create(draft: TaskDraft, opts?: { id?: string }): Promise<Task>;
+  /** Sets aside the next `count` ids, in order, for creates that must get them (see TaskBoard.afterModel). */
+  reserveIds(count: number): Promise<string[]>;
+  /**
+   * Applies `change` to one task (and the other end of each new edge); returns the task after it.
+   * With `opts.lease` the write is fenced: refused with a TaskLeaseError unless that lease is still the
+   * task's current, unexpired one. A task that stops being in progress loses its lease.
+   */
+  update(id: string, change: TaskChange, opts?: FencedWrite): Promise<Task>;
   /** Deletes a task and every edge that names it. */
   remove(id: string): Promise<void>;
   /**
-   * Atomically claims the lowest-numbered pending task whose blockers are all completed and that is
-   * unowned or already owned by `owner`: sets it in_progress and owned by `owner`. No task is ever
-   * claimed twice, however many claimers race.
+   * One atomic step: returns every in-progress task whose lease has expired to pending (unowned),
+   * then claims the lowest-numbered pending task whose blockers are all completed and that is
+   * unowned or already owned by `owner`: sets it in_progress, owned by `owner`, under a new lease of
+   * `opts.leaseMs`. No task is ever held by two live leases, however many claimers race. Expiry is
+   * judged by the store's clock (the database's, for a shared store).
    */
-  claimNext(owner: string): Promise<Task | undefined>;
-  /** Replaces every task at once (seed, import, reset); edges are completed in both directions. */
-  replaceAll(tasks: readonly TaskImport[]): Promise<void>;
+  claimNext(owner: string, opts?: ClaimOptions): Promise<TaskClaim>;
+  /** Extends a live lease by `leaseMs` from now; a TaskLeaseError when it is no longer held. */
+  renewLease(lease: TaskLease, leaseMs?: number): Promise<TaskLease>;
+  /** How many tasks are held by a live (unexpired) lease. */
+  activeLeases(): Promise<number>;
+  /**
+   * Replaces every task at once (seed, import, reset); edges are completed in both directions. Tasks
+   * with outside ids get new board ids (never one used before); returns the board as imported.
+   */
+  replaceAll(tasks: readonly TaskImport[]): Promise<Task[]>;
   /** Synchronous, plain JSON: what the owning plugin puts in the agent's saved state. */
   saveState(): TaskStoreState;
   loadState(state: TaskStoreState): void;

@@ -9,6 +9,11 @@ describe("task board tool descriptions", () => {
     expect(TASK_CREATE_DESCRIPTION).toMatch(/subject.*imperative/);
   });
 
+  it("says that one reply's TaskCreate calls get ids in call order, and that completed tasks stay completed", () => {
+    expect(TASK_CREATE_DESCRIPTION).toMatch(/in one reply get their ids in the order of the calls/);
+    expect(TASK_UPDATE_DESCRIPTION).toMatch(/completed task stays completed.*create a new task/);
+  });
+
   it("TaskUpdate tells the model to start with in_progress, complete only when fully done, and add a task when blocked", () => {
     expect(TASK_UPDATE_DESCRIPTION).toMatch(/"in_progress" right before you start/);
     expect(TASK_UPDATE_DESCRIPTION).toMatch(/"completed" only when the task is fully done/);

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { defineTool, ToolError, type Tool } from "../../core/tool.js";
 import type { TaskBoard } from "./task-board.js";
 import { openBlockers, sortIds, unknownTaskError } from "./task-graph.js";
-import { blockedNote, stateLookup, taskDetailText, taskLine, taskListText, unblockedNote } from "./task-text.js";
+import { blockedNote, stateLookup, TASK_LIST_DEFAULT_LIMIT, taskDetailText, taskLine, taskListView, unblockedNote } from "./task-text.js";
 import { TASK_CREATE_DESCRIPTION, TASK_GET_DESCRIPTION, TASK_LIST_DESCRIPTION, TASK_UPDATE_DESCRIPTION } from "./task-tool-descriptions.js";
 import type { Task, TaskChange } from "./task.js";
 
@@ -20,8 +20,9 @@ export function taskBoardTools(board: TaskBoard): Tool[] {
       description: z.string().describe("What has to be done, and what done looks like."),
       metadata: metadata.optional().describe("Optional key/value notes to keep with the task."),
     }),
-    execute: async ({ subject, description, metadata }) => {
-      const task = await board.create({ subject, description, ...(metadata ? { metadata } : {}) });
+    execute: async ({ subject, description, metadata }, ctx) => {
+      const id = board.takeReservedId(ctx);
+      const task = await board.create({ subject, description, ...(metadata ? { metadata } : {}) }, id === undefined ? {} : { id });
       return `Created task #${task.id}: ${task.subject}`;
     },
   });
@@ -40,9 +41,20 @@ export function taskBoardTools(board: TaskBoard): Tool[] {
   const TaskList = defineTool({
     name: "TaskList",
     description: TASK_LIST_DESCRIPTION,
-    parameters: z.object({}),
+    parameters: z.object({
+      status: z.enum(["pending", "in_progress", "completed"]).optional().describe("Only tasks with this status."),
+      owner: z.string().trim().min(1).optional().describe("Only tasks owned by this name."),
+      ready: z.boolean().optional().describe("true: only tasks free to start (pending, no open blockers, no owner)."),
+      limit: z.number().int().min(1).max(500).optional().describe(`At most this many lines (default ${TASK_LIST_DEFAULT_LIMIT}).`),
+    }),
     readOnly: true,
-    execute: async () => taskListText(await board.list()),
+    execute: async ({ status, owner, ready, limit }) =>
+      taskListView(await board.list(), {
+        limit: limit ?? TASK_LIST_DEFAULT_LIMIT,
+        ...(status ? { status } : {}),
+        ...(owner ? { owner } : {}),
+        ...(ready !== undefined ? { ready } : {}),
+      }),
   });
 
   const TaskUpdate = defineTool({
@@ -70,9 +82,12 @@ export function taskBoardTools(board: TaskBoard): Tool[] {
       if (Object.keys(change).length === 0) {
         throw new ToolError("TaskUpdate changed nothing: give at least one of subject, description, status, owner, add_blocks, add_blocked_by or metadata.");
       }
-      if (change.state === "in_progress" && change.owner === undefined && board.agentName) {
+      if (change.state !== undefined && change.state !== "completed") {
         const current = findTask(await board.list(), args.task_id);
-        if (current.owner === null) change.owner = board.agentName;
+        // Status moves one way (pending, in progress, completed): a run that finds finished work on
+        // the board must not undo it.
+        if (current.state === "completed") throw new ToolError(reopenRefusal(current));
+        if (change.state === "in_progress" && change.owner === undefined && board.agentName && current.owner === null) change.owner = board.agentName;
       }
       const task = await board.update(args.task_id, change);
       return describeUpdate(task, await board.list(), change);
@@ -80,6 +95,13 @@ export function taskBoardTools(board: TaskBoard): Tool[] {
   });
 
   return [TaskCreate, TaskGet, TaskList, TaskUpdate];
+}
+
+function reopenRefusal(task: Task): string {
+  return (
+    `Task #${task.id} (${task.subject}) is already completed, and a completed task is not reopened. ` +
+    `If more work is needed, add it with TaskCreate (add_blocked_by ["${task.id}"] if it builds on this one); otherwise pick a pending task from TaskList.`
+  );
 }
 
 function findTask(tasks: readonly Task[], id: string): Task {

@@ -56,8 +56,9 @@ export type TaskChange = {
   metadata?: Record<string, unknown>;
 };
 
-/** A task as code outside the model loop imports it; edges may be given on either side or both. */
+/** A task as code outside the model loop imports it; edges may be given on either side or both, by either id. */
 export type TaskImport = {
+  /** A board id ("1", "2", …), or an outside id ("PROJ-1"): that gets a board id and is kept as metadata.externalId. */
   id: string;
   subject: string;
   description?: string;
@@ -72,7 +73,8 @@ export type TaskImport = {
 /** What happened to a board, as announced by `tasks-updated` events and PostgreSQL notifications. */
 export type TaskBoardChange = {
   boardId: string;
-  action: "created" | "updated" | "deleted" | "claimed" | "replaced";
+  /** "released": tasks whose leases expired went back to pending. */
+  action: "created" | "updated" | "deleted" | "claimed" | "released" | "replaced";
   /** The tasks whose rows changed (empty for "replaced", which rewrites the whole board). */
   taskIds: string[];
 };

@@ -1,8 +1,20 @@
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../core/agent.js";
 import { scriptedModel } from "../../models/scripted.js";
+import { MemoryTaskStore } from "./memory-task-store.js";
 import { TaskBoard } from "./task-board.js";
+import type { ClaimOptions, TaskClaim } from "./task-lease.js";
 import { runWorkerPool } from "./worker-pool.js";
+
+/** A memory store that tells each claim step to `onClaim`, so a test can act between a pool's looks. */
+class WatchedStore extends MemoryTaskStore {
+  onClaim: (step: TaskClaim) => void = () => undefined;
+  override async claimNext(owner: string, opts?: ClaimOptions): Promise<TaskClaim> {
+    const step = await super.claimNext(owner, opts);
+    this.onClaim(step);
+    return step;
+  }
+}
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 1));
 
@@ -94,5 +106,66 @@ describe("runWorkerPool", () => {
     expect(worked).toEqual([]);
     expect(report.completed).toBe(0);
     expect((await board.counts()).pending).toBe(3);
+  });
+
+  it("takes back the task of a worker that died holding it, once its lease runs out, and completes each task once", async () => {
+    const board = new TaskBoard();
+    await board.import(Array.from({ length: 6 }, (_, i) => ({ id: String(i + 1), subject: `t${i + 1}`, blockedBy: i > 0 ? ["1"] : [] })));
+    // A worker that claimed task 1 and then died: nobody renews its lease.
+    const ghost = await board.claimNext("ghost", { leaseMs: 1 });
+    expect(ghost?.id).toBe("1");
+    const done: string[] = [];
+    const report = await runWorkerPool({ board, workers: 2, idleWaitMs: 1, leaseMs: 5_000, work: async (task) => void done.push(task.id) });
+    expect(done.sort()).toEqual(["1", "2", "3", "4", "5", "6"]);
+    expect(report.completed).toBe(6);
+    expect(report.expired).toEqual([ghost?.lease]);
+    expect((await board.list()).every((task) => task.state === "completed")).toBe(true);
+    await expect(board.update("1", { metadata: { late: true } }, { lease: ghost?.lease as NonNullable<typeof ghost>["lease"] })).rejects.toThrow(/ghost's lease on task 1/);
+  });
+
+  it("keeps waiting while another worker holds a live lease, and ends once that task is done", async () => {
+    const store = new WatchedStore();
+    const board = new TaskBoard({ store });
+    await board.import([{ id: "1", subject: "held elsewhere" }, { id: "2", subject: "waits", blockedBy: ["1"] }]);
+    const other = await board.claimNext("other", { leaseMs: 60_000 });
+    let ended = false;
+    let emptyLooks = 0;
+    const finishedElsewhere = new Promise<void>((resolve) => {
+      store.onClaim = (step) => {
+        if (step.task || ++emptyLooks !== 5) return;
+        // Five empty looks and the pool is still running: the live lease holds it.
+        expect(ended).toBe(false);
+        resolve(board.update("1", { state: "completed" }, { lease: other?.lease as NonNullable<typeof other>["lease"] }).then(() => undefined));
+      };
+    });
+    const report = await runWorkerPool({ board, workers: ["solo"], idleWaitMs: 1, work: async () => undefined }).finally(() => (ended = true));
+    await finishedElsewhere;
+    expect(report.byWorker).toEqual({ solo: ["2"] });
+  });
+
+  it("abandons a task whose lease was lost (the heartbeat is refused), then does it again under a new claim", async () => {
+    const board = new TaskBoard();
+    await board.import([{ id: "1", subject: "taken away once" }]);
+    let attempts = 0;
+    const report = await runWorkerPool({
+      board,
+      workers: ["solo"],
+      idleWaitMs: 1,
+      leaseMs: 60_000,
+      heartbeatMs: 1,
+      work: async (task, { signal }) => {
+        if (++attempts > 1) return { attempt: attempts };
+        // Someone resets the task under the worker: its next renewal is refused and the signal fires.
+        await board.update(task.id, { state: "pending", owner: null });
+        await new Promise((_, reject) => signal.addEventListener("abort", () => reject(signal.reason as Error), { once: true }));
+      },
+    });
+    expect(report).toMatchObject({ completed: 1, lost: ["1"], byWorker: { solo: ["1"] } });
+    expect(await board.get("1")).toMatchObject({ state: "completed", metadata: { attempt: 2 } });
+  });
+
+  it("refuses a heartbeat that is not shorter than the lease", async () => {
+    const board = new TaskBoard();
+    await expect(runWorkerPool({ board, workers: 1, leaseMs: 100, heartbeatMs: 100, work: async () => undefined })).rejects.toThrow(/heartbeatMs must be .* below leaseMs \(100\)/);
   });
 });

@@ -1,69 +1,144 @@
 import { linkSignals, sleep } from "../../core/abort.js";
 import type { TaskBoard } from "./task-board.js";
-import type { Task } from "./task.js";
+import { DEFAULT_LEASE_MS, leaseDuration, TaskLeaseError, type ClaimedTask, type TaskLease } from "./task-lease.js";
 
-/** Does one claimed task; may return metadata to merge into the task as it is completed. */
-export type TaskWorker = (task: Task, ctx: { worker: string; signal: AbortSignal }) => Promise<Record<string, unknown> | void>;
+/**
+ * Does one claimed task; may return metadata to merge into the task as it is completed. `signal`
+ * fires when the pool stops or the task's lease was lost (then the task may be with another worker:
+ * stop, and leave it). Writes of the worker's own to the task should pass `{ lease: ctx.lease() }`.
+ */
+export type TaskWorker = (
+  task: ClaimedTask,
+  ctx: { worker: string; signal: AbortSignal; lease: () => TaskLease },
+) => Promise<Record<string, unknown> | void>;
 
 export type WorkerPoolOptions = {
   board: TaskBoard;
   /** How many workers, or their names (a worker's name is the owner of the tasks it claims). */
   workers: number | string[];
   work: TaskWorker;
-  /** How long an idle worker waits before looking again while other tasks are in progress. */
+  /** How long an idle worker waits before looking again while other tasks are leased. */
   idleWaitMs?: number;
+  /** How long a claim lasts unless renewed (30 s by default): how soon a dead worker's task comes back. */
+  leaseMs?: number;
+  /** How often a working worker renews its lease (a third of leaseMs by default). */
+  heartbeatMs?: number;
   signal?: AbortSignal;
 };
 
-export type WorkerPoolReport = { completed: number; byWorker: Record<string, string[]> };
+export type WorkerPoolReport = {
+  completed: number;
+  byWorker: Record<string, string[]>;
+  /** Leases of other workers (dead or stalled) that this pool's claims returned to pending. */
+  expired: TaskLease[];
+  /** Tasks this pool's workers lost the lease on before finishing: another worker does them. */
+  lost: string[];
+};
 
 /**
  * Drains a board with several workers at once. Each worker atomically claims the lowest-numbered
- * free task, works on it and completes it, so dependencies are respected and no task runs twice;
- * with a shared store, pools in many processes can drain one board together. A worker stops when
- * it found nothing to claim and no task in progress (that could free more) twice in a row, an idle
- * wait apart; whoever completes the last running task looks again before stopping. If a task's work fails,
- * that task goes back to pending, the other workers stop after their current task, and the pool
- * rejects with the error.
+ * free task under a lease, renews the lease while it works, and completes the task with a write
+ * fenced by that lease, so dependencies are respected and no task is completed twice; with a shared
+ * store, pools in many processes can drain one board together, and a task whose worker died comes
+ * back to pending when its lease runs out. A worker stops when it found nothing to claim and no task
+ * held by a live lease (that could free more) twice in a row, an idle wait apart; whoever completes
+ * the last running task looks again before stopping. A worker whose lease was lost abandons that task
+ * and goes on. If a task's work fails, that task goes back to pending, the other workers stop after
+ * their current task, and the pool rejects with the error.
  */
 export async function runWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPoolReport> {
   const names = typeof opts.workers === "number" ? Array.from({ length: opts.workers }, (_, i) => `worker-${i + 1}`) : opts.workers;
   if (names.length === 0 || new Set(names).size !== names.length) throw new Error("runWorkerPool needs at least one worker, each with a distinct name.");
+  const leaseMs = leaseDuration(opts.leaseMs ?? DEFAULT_LEASE_MS);
+  const heartbeatMs = opts.heartbeatMs ?? Math.max(1, Math.floor(leaseMs / 3));
+  if (!Number.isInteger(heartbeatMs) || heartbeatMs < 1 || heartbeatMs >= leaseMs) {
+    throw new Error(`runWorkerPool: heartbeatMs must be a whole number of milliseconds below leaseMs (${leaseMs}); got ${String(opts.heartbeatMs)}.`);
+  }
   // Fires when the caller aborts (already, or later) or a worker's task fails.
   const failure = new AbortController();
   const stop = linkSignals(opts.signal, failure.signal) as AbortSignal;
   const byWorker: Record<string, string[]> = Object.fromEntries(names.map((name) => [name, []]));
+  const report: WorkerPoolReport = { completed: 0, byWorker, expired: [], lost: [] };
   const idleWaitMs = opts.idleWaitMs ?? 25;
 
   async function drain(worker: string): Promise<void> {
     let idleChecks = 0;
     while (!stop.aborted) {
-      const task = await opts.board.claimNext(worker);
+      const { task, expired } = await opts.board.claim(worker, { leaseMs });
+      report.expired.push(...expired);
       if (!task) {
-        // A claim racing ours may not have committed yet, so one empty look is not enough to stop.
-        const running = (await opts.board.counts()).in_progress;
-        idleChecks = running === 0 ? idleChecks + 1 : 0;
+        // A claim racing ours may not have committed yet, and a task just returned to pending is
+        // claimable at the next look, so one empty look is not enough to stop.
+        const leased = await opts.board.activeLeases();
+        idleChecks = leased === 0 && expired.length === 0 ? idleChecks + 1 : 0;
         if (idleChecks === 2) return;
         // A stop cuts the wait short; the loop's condition then ends this worker.
         await sleep(idleWaitMs, stop).catch(() => undefined);
         continue;
       }
       idleChecks = 0;
-      let result: Record<string, unknown> | void;
-      try {
-        result = await opts.work(task, { worker, signal: stop });
-      } catch (error) {
-        failure.abort(error);
-        await opts.board.update(task.id, { state: "pending", owner: null });
-        throw error;
-      }
-      await opts.board.update(task.id, { state: "completed", ...(result ? { metadata: result } : {}) });
-      byWorker[worker]?.push(task.id);
+      await workOn(worker, task);
     }
+  }
+
+  async function workOn(worker: string, task: ClaimedTask): Promise<void> {
+    const held = holdLease(opts.board, task.lease, { leaseMs, heartbeatMs, signal: stop });
+    let result: Record<string, unknown> | void;
+    try {
+      result = await opts.work(task, { worker, signal: held.signal, lease: held.current });
+    } catch (error) {
+      held.release();
+      if (held.lost()) return void report.lost.push(task.id);
+      failure.abort(error);
+      await opts.board.update(task.id, { state: "pending", owner: null }, { lease: held.current() }).catch((putBack: unknown) => {
+        if (!(putBack instanceof TaskLeaseError)) throw putBack;
+      });
+      throw error;
+    }
+    held.release();
+    try {
+      await opts.board.update(task.id, { state: "completed", ...(result ? { metadata: result } : {}) }, { lease: held.current() });
+    } catch (error) {
+      if (!(error instanceof TaskLeaseError)) throw error;
+      return void report.lost.push(task.id);
+    }
+    byWorker[worker]?.push(task.id);
+    report.completed++;
   }
 
   const outcomes = await Promise.allSettled(names.map(drain));
   const failed = outcomes.find((outcome) => outcome.status === "rejected");
   if (failed) throw failed.reason;
-  return { completed: Object.values(byWorker).reduce((sum, ids) => sum + ids.length, 0), byWorker };
+  return report;
+}
+
+/**
+ * Renews `lease` every heartbeat until released. When a renewal is refused (the lease was lost) the
+ * returned signal fires, so the work stops; any other renewal error is tried again at the next beat,
+ * while the lease may still be live.
+ */
+function holdLease(board: TaskBoard, lease: TaskLease, opts: { leaseMs: number; heartbeatMs: number; signal: AbortSignal }) {
+  let current = lease;
+  let lost = false;
+  const lostController = new AbortController();
+  const signal = AbortSignal.any([opts.signal, lostController.signal]);
+  let renewing: Promise<void> = Promise.resolve();
+  const timer = setInterval(() => {
+    renewing = renewing.then(async () => {
+      try {
+        current = await board.renewLease(current, opts.leaseMs);
+      } catch (error) {
+        if (!(error instanceof TaskLeaseError)) return;
+        lost = true;
+        clearInterval(timer);
+        lostController.abort(error);
+      }
+    });
+  }, opts.heartbeatMs);
+  return {
+    signal,
+    current: () => current,
+    lost: () => lost,
+    release: () => clearInterval(timer),
+  };
 }

@@ -1,8 +1,9 @@
 // The shared-board workload used by the PostgreSQL integration test and the board-claims benchmark:
 // a board of tasks with dependencies, drained by several workers at once.
 import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
-import type { TaskImport } from "../../planning/tasks/task.js";
+import { createRequire } from "node:module";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import type { Task, TaskImport } from "../../planning/tasks/task.js";
 import type { WorkerPoolReport } from "../../planning/tasks/worker-pool.js";
 
 export const TEST_DATABASE_URL = process.env["STEPWISE_TEST_DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test";
@@ -33,33 +34,154 @@ export function dependentTasks(count: number, seed = 42): TaskImport[] {
 }
 
 const WORKER_SCRIPT = fileURLToPath(new URL("./board-worker.ts", import.meta.url));
-const TSX = fileURLToPath(new URL("../../../node_modules/.bin/tsx", import.meta.url));
+// Node itself runs the worker with tsx as a loader (tsx's own command would put a second process in
+// between, which a kill of the first would leave running).
+const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve("tsx/esm")).href;
 
-/** Runs one worker process per name on the board and returns each process's report. */
-export async function runWorkerProcesses(opts: {
+/** What one board-worker process is told (as JSON on its command line). */
+export type WorkerProcessOptions = {
+  /** A PostgreSQL connection string, or `sqlite:<path>`. */
+  store: string;
   boardId: string;
-  workers: string[];
-  /** A database sequence the workers number their work with. */
-  sequence: string;
+  worker: string;
+  /** A database sequence the worker numbers its work with (PostgreSQL). */
+  sequence?: string;
   journalId?: string;
-}): Promise<WorkerPoolReport[]> {
-  return Promise.all(
-    opts.workers.map(
-      (worker) =>
-        new Promise<WorkerPoolReport>((resolve, reject) => {
-          const args = [WORKER_SCRIPT, TEST_DATABASE_URL, opts.boardId, worker, opts.sequence, ...(opts.journalId ? [opts.journalId] : [])];
-          // The timeout ends a stuck worker so a failing run never leaves processes behind.
-          const child = spawn(TSX, args, { stdio: ["ignore", "pipe", "pipe"], timeout: 55_000 });
-          let out = "";
-          let err = "";
-          child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
-          child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
-          child.on("error", reject);
-          child.on("close", (code) => {
-            if (code === 0) resolve(JSON.parse(out.trim()) as WorkerPoolReport);
-            else reject(new Error(`worker ${worker} exited with ${String(code)}: ${err}`));
-          });
-        }),
-    ),
+  leaseMs?: number;
+  heartbeatMs?: number;
+  /** Hang in the n-th task (holding its claim) until killed. */
+  hangAt?: number;
+};
+
+export type WorkerProcess = {
+  readonly worker: string;
+  /** Every line printed so far. */
+  readonly lines: string[];
+  /** Resolves with the `nth` line (1 by default) matching `pattern`, printed already or later. */
+  waitForLine(pattern: RegExp, nth?: number): Promise<string>;
+  /** SIGKILL: the process gets no chance to release anything. */
+  kill(): void;
+  /** Settles when the process exits: its report, or null when it was killed. */
+  readonly exited: Promise<WorkerPoolReport | null>;
+};
+
+/** Starts one worker process; it is killed after `timeoutMs` so a failing run never leaves processes behind. */
+export function startWorkerProcess(opts: WorkerProcessOptions, timeoutMs = 90_000): WorkerProcess {
+  const child = spawn(process.execPath, ["--import", TSX_LOADER, WORKER_SCRIPT, JSON.stringify(opts)], { stdio: ["ignore", "pipe", "pipe"], timeout: timeoutMs, killSignal: "SIGKILL" });
+  const lines: string[] = [];
+  const waiters: { pattern: RegExp; left: number; resolve: (line: string) => void }[] = [];
+  let partial = "";
+  let err = "";
+  let killed = false;
+  child.stdout.on("data", (chunk: Buffer) => {
+    const parts = (partial + chunk.toString()).split("\n");
+    partial = parts.pop() ?? "";
+    for (const line of parts) {
+      lines.push(line);
+      for (const waiter of waiters.filter((w) => w.pattern.test(line) && --w.left === 0)) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve(line);
+      }
+    }
+  });
+  child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
+  const exited = new Promise<WorkerPoolReport | null>((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", (code, signal) => {
+      for (const waiter of waiters) waiter.resolve(`(exited before printing ${String(waiter.pattern)})`);
+      if (killed && signal === "SIGKILL") return resolve(null);
+      const report = lines.find((line) => line.startsWith("report "));
+      if (code === 0 && report) resolve(JSON.parse(report.slice("report ".length)) as WorkerPoolReport);
+      else reject(new Error(`worker ${opts.worker} exited with ${String(code ?? signal)}: ${err}`));
+    });
+  });
+  return {
+    worker: opts.worker,
+    lines,
+    exited,
+    waitForLine: (pattern, nth = 1) => {
+      const seen = lines.filter((line) => pattern.test(line));
+      const found = seen[nth - 1];
+      return found !== undefined ? Promise.resolve(found) : new Promise((resolve) => waiters.push({ pattern, left: nth - seen.length, resolve }));
+    },
+    kill: () => {
+      killed = true;
+      child.kill("SIGKILL");
+    },
+  };
+}
+
+/** Runs one worker process per name on a PostgreSQL board and returns each process's report. */
+export async function runWorkerProcesses(opts: { boardId: string; workers: string[]; sequence: string; journalId?: string }): Promise<WorkerPoolReport[]> {
+  const processes = opts.workers.map((worker) =>
+    startWorkerProcess({ store: TEST_DATABASE_URL, boardId: opts.boardId, worker, sequence: opts.sequence, ...(opts.journalId ? { journalId: opts.journalId } : {}) }, 55_000),
   );
+  return (await Promise.all(processes.map((p) => p.exited))) as WorkerPoolReport[];
+}
+
+/** What became of a board drained by worker processes some of which were killed holding a task. */
+export type KilledWorkersOutcome = {
+  /** The task each killed worker held when it was killed. */
+  killed: { worker: string; taskId: string }[];
+  survivors: WorkerPoolReport[];
+  /** How often each task's completion committed, counted from every process's `done` lines, the killed ones' included. */
+  completions: Map<string, number>;
+  /** Expired leases the survivors returned to pending: task id and the owner whose lease it was. */
+  expired: { taskId: string; owner: string }[];
+};
+
+/**
+ * Drains a board with `workers` processes, of which the first `killed` are killed with SIGKILL right
+ * after a claim: each hangs in its n-th task (n = 1, 2, …), and is killed as soon as it has printed
+ * that claim. The others must finish the board, the killed workers' tasks included.
+ */
+export async function drainWithKilledWorkers(opts: {
+  store: string;
+  boardId: string;
+  workers: number;
+  killed: number;
+  leaseMs: number;
+  heartbeatMs: number;
+}): Promise<KilledWorkersOutcome> {
+  const processes = Array.from({ length: opts.workers }, (_, i) => {
+    const victim = i < opts.killed;
+    const worker = victim ? `victim-${i + 1}` : `survivor-${i + 1 - opts.killed}`;
+    return { victim, hangAt: i + 1, process: startWorkerProcess({ store: opts.store, boardId: opts.boardId, worker, leaseMs: opts.leaseMs, heartbeatMs: opts.heartbeatMs, ...(victim ? { hangAt: i + 1 } : {}) }) };
+  });
+  const killed = await Promise.all(
+    processes
+      .filter((p) => p.victim)
+      .map(async ({ process, hangAt }) => {
+        // The n-th claim line: the worker now hangs holding that task.
+        const line = await process.waitForLine(/^claimed \d+$/, hangAt);
+        process.kill();
+        await process.exited;
+        return { worker: process.worker, taskId: line.slice("claimed ".length) };
+      }),
+  );
+  const survivors = (await Promise.all(processes.filter((p) => !p.victim).map((p) => p.process.exited))) as WorkerPoolReport[];
+  const completions = new Map<string, number>();
+  const expired: { taskId: string; owner: string }[] = [];
+  for (const { process } of processes) {
+    for (const line of process.lines) {
+      const [kind, taskId, owner] = line.split(" ");
+      if (kind === "done" && taskId) completions.set(taskId, (completions.get(taskId) ?? 0) + 1);
+      if (kind === "expired" && taskId && owner) expired.push({ taskId, owner });
+    }
+  }
+  return { killed, survivors, completions, expired };
+}
+
+/**
+ * What the tests assert after drainWithKilledWorkers: tasks not completed (stranded), completed more
+ * than once or never by a committed write, and killed workers' tasks that no survivor took back.
+ */
+export function killedWorkersCheck(outcome: KilledWorkersOutcome, final: readonly Task[]) {
+  return {
+    tasks: final.length,
+    stranded: final.filter((task) => task.state !== "completed").map((task) => task.id),
+    completedTwice: [...outcome.completions].filter(([, n]) => n > 1).map(([id]) => id),
+    neverCompleted: final.filter((task) => !outcome.completions.has(task.id)).map((task) => task.id),
+    notTakenBack: outcome.killed.filter((k) => !outcome.expired.some((e) => e.taskId === k.taskId && e.owner === k.worker)),
+  };
 }

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { TaskStore } from "../../planning/tasks/task-store.js";
+import { TaskLeaseError, type TaskClaim } from "../../planning/tasks/task-lease.js";
 import { TaskRuleError } from "../../planning/tasks/task.js";
 
 /** How a suite gets a fresh, empty board, and (for persistent stores) the same board opened again. */
@@ -23,6 +24,7 @@ export function describeTaskStore(name: string, open: () => Promise<TaskStoreFix
       await fixture.cleanup();
     });
 
+    const claim = async (owner: string, leaseMs?: number) => (await store.claimNext(owner, leaseMs === undefined ? {} : { leaseMs })).task;
     const seed = async (count: number) => {
       for (let i = 1; i <= count; i++) await store.create({ subject: `Task ${i}`, description: `Do step ${i}` });
     };
@@ -81,6 +83,23 @@ export function describeTaskStore(name: string, open: () => Promise<TaskStoreFix
       expect((await store.create({ subject: "after reset", description: "" })).id).toBe("5");
     });
 
+    it("sets ids aside in order for creates that must get them, each used once, never reused", async () => {
+      await seed(1);
+      const ids = await store.reserveIds(3);
+      expect(ids).toEqual(["2", "3", "4"]);
+      // Created in reverse, as racing writes may land: each takes the id it was given.
+      for (const id of [...ids].reverse()) await store.create({ subject: `reserved ${id}`, description: "" }, { id });
+      expect((await store.list()).map((task) => [task.id, task.subject])).toEqual([
+        ["1", "Task 1"],
+        ["2", "reserved 2"],
+        ["3", "reserved 3"],
+        ["4", "reserved 4"],
+      ]);
+      await expect(store.create({ subject: "again", description: "" }, { id: "3" })).rejects.toThrow(/"3" was not reserved/);
+      await expect(store.create({ subject: "ahead", description: "" }, { id: "9" })).rejects.toThrow(/"9" was not reserved/);
+      expect((await store.create({ subject: "next", description: "" })).id).toBe("5");
+    });
+
     it("merges metadata key by key; a null value deletes its key", async () => {
       await store.create({ subject: "a", description: "", metadata: { keep: 1, drop: true } });
       await store.update("1", { metadata: { drop: null, added: { nested: ["x"] } } });
@@ -99,19 +118,115 @@ export function describeTaskStore(name: string, open: () => Promise<TaskStoreFix
       await seed(4);
       await store.update("1", { addBlocks: ["2"] });
       await store.update("3", { owner: "bob" });
-      expect(await store.claimNext("ann")).toMatchObject({ id: "1", state: "in_progress", owner: "ann" });
-      expect(await store.claimNext("ann")).toMatchObject({ id: "4", owner: "ann" });
-      expect(await store.claimNext("ann")).toBeUndefined();
-      expect(await store.claimNext("bob")).toMatchObject({ id: "3", owner: "bob" });
+      expect(await claim("ann")).toMatchObject({ id: "1", state: "in_progress", owner: "ann" });
+      expect(await claim("ann")).toMatchObject({ id: "4", owner: "ann" });
+      expect(await claim("ann")).toBeUndefined();
+      expect(await claim("bob")).toMatchObject({ id: "3", owner: "bob" });
       await store.update("1", { state: "completed" });
-      expect(await store.claimNext("cy")).toMatchObject({ id: "2", owner: "cy" });
+      expect(await claim("cy")).toMatchObject({ id: "2", owner: "cy" });
     });
 
     it("never hands one task to two racing claimers", async () => {
       await seed(12);
-      const claims = await Promise.all(Array.from({ length: 30 }, (_, i) => store.claimNext(`w${i}`)));
+      const claims = await Promise.all(Array.from({ length: 30 }, (_, i) => claim(`w${i}`)));
       const ids = claims.filter((task) => task !== undefined).map((task) => task.id);
       expect(ids.sort((a, b) => Number(a) - Number(b))).toEqual(Array.from({ length: 12 }, (_, i) => String(i + 1)));
+    });
+
+    // Leases are judged by the store's own clock (the database's, for PostgreSQL), so these tests never
+    // assume when a lease ends: a lease that must stay alive lasts a minute, and one that must run out
+    // lasts 1 ms and is waited for through the store (no live lease left, or a claim that reclaims it).
+    const LONG = 60_000;
+    const waitUntilNoLiveLease = () => expect.poll(() => store.activeLeases(), { timeout: 10_000, interval: 5 }).toBe(0);
+
+    it("claims under a lease naming the owner; renewing extends it; activeLeases counts it", async () => {
+      await seed(2);
+      const first = await claim("ann", LONG);
+      expect(first?.lease).toMatchObject({ taskId: "1", owner: "ann", token: expect.any(Number) });
+      const lease = first?.lease as NonNullable<typeof first>["lease"];
+      expect(await store.activeLeases()).toBe(1);
+      expect(await claim("bob", LONG)).toMatchObject({ id: "2", owner: "bob" });
+      expect(await claim("bob", LONG)).toBeUndefined();
+      const renewed = await store.renewLease(lease, LONG * 2);
+      expect(renewed).toMatchObject({ taskId: "1", owner: "ann", token: lease.token });
+      expect(Date.parse(renewed.expiresAt)).toBeGreaterThan(Date.parse(lease.expiresAt));
+      expect(await store.activeLeases()).toBe(2);
+    });
+
+    it("returns a task whose lease expired to pending, says whose lease it was, and hands it out again", async () => {
+      await seed(1);
+      const lost = (await claim("ann", 1))?.lease as NonNullable<Awaited<ReturnType<typeof claim>>>["lease"];
+      let reclaim: TaskClaim | undefined;
+      await expect
+        .poll(async () => (reclaim = await store.claimNext("bob", { leaseMs: LONG })).task?.id, { timeout: 10_000, interval: 5 })
+        .toBe("1");
+      expect(reclaim?.expired).toEqual([{ taskId: "1", owner: "ann", token: lost.token, expiresAt: lost.expiresAt }]);
+      expect(reclaim?.task).toMatchObject({ state: "in_progress", owner: "bob", lease: { owner: "bob" } });
+      expect(reclaim?.task?.lease.token).not.toBe(lost.token);
+    });
+
+    it("refuses every write of a holder whose lease expired (fencing), so a task is never completed twice", async () => {
+      await seed(2);
+      const lost = (await claim("ann", 1))?.lease as NonNullable<Awaited<ReturnType<typeof claim>>>["lease"];
+      await waitUntilNoLiveLease();
+      // Expired but not yet reclaimed: refused all the same.
+      await expect(store.update("1", { state: "completed" }, { lease: lost })).rejects.toBeInstanceOf(TaskLeaseError);
+      await expect(store.renewLease(lost)).rejects.toThrow(/ann's lease on task 1 .* is no longer held/);
+      const taken = await claim("bob", LONG);
+      expect(taken).toMatchObject({ id: "1", owner: "bob" });
+      await expect(store.update("1", { state: "completed", metadata: { by: "ann" } }, { lease: lost })).rejects.toBeInstanceOf(TaskLeaseError);
+      await store.update("1", { state: "completed", metadata: { by: "bob" } }, { lease: taken?.lease as typeof lost });
+      expect(await store.get("1")).toMatchObject({ state: "completed", owner: "bob", metadata: { by: "bob" } });
+      // Once completed the lease is gone: a second completion by the same holder is refused too.
+      await expect(store.update("1", { state: "completed" }, { lease: taken?.lease as typeof lost })).rejects.toBeInstanceOf(TaskLeaseError);
+      expect(await store.activeLeases()).toBe(0);
+    });
+
+    it("lets the holder of a live lease write, and ends the lease when someone else sets the task back", async () => {
+      await seed(1);
+      const held = (await claim("ann", LONG))?.lease as NonNullable<Awaited<ReturnType<typeof claim>>>["lease"];
+      expect(await store.update("1", { metadata: { progress: 1 } }, { lease: held })).toMatchObject({ state: "in_progress", metadata: { progress: 1 } });
+      await store.renewLease(held, LONG);
+      await store.update("1", { state: "pending", owner: null });
+      expect(await store.activeLeases()).toBe(0);
+      await expect(store.update("1", { state: "completed" }, { lease: held })).rejects.toBeInstanceOf(TaskLeaseError);
+      const again = await claim("bob", LONG);
+      expect(again?.lease.token).not.toBe(held.token);
+      await expect(store.renewLease(held)).rejects.toBeInstanceOf(TaskLeaseError);
+    });
+
+    it("returns every expired task to pending in one claim, even when it claims a different one", async () => {
+      await seed(4);
+      // Two tasks held at once by short leases; should a lease run out before the next claim, that
+      // claim takes the task back and the loop claims again.
+      const held = new Map<string, string>();
+      let claimer = 0;
+      await expect
+        .poll(
+          async () => {
+            const step = await store.claimNext(`w${++claimer}`, { leaseMs: 500 });
+            for (const lease of step.expired) held.delete(lease.taskId);
+            if (step.task) held.set(step.task.id, step.task.owner as string);
+            return held.size;
+          },
+          { timeout: 10_000, interval: 1 },
+        )
+        .toBe(2);
+      await waitUntilNoLiveLease();
+      const step = await store.claimNext("bob", { leaseMs: LONG });
+      expect(step.task).toMatchObject({ id: "1", owner: "bob" });
+      expect(step.expired.map((lease) => [lease.taskId, lease.owner])).toEqual([...held].sort(([a], [b]) => Number(a) - Number(b)));
+      const others = [...held.keys()].filter((id) => id !== "1");
+      expect(others).not.toEqual([]);
+      for (const id of others) expect(await store.get(id)).toMatchObject({ state: "pending", owner: null });
+    });
+
+    it("refuses a lease that is not a whole number of milliseconds up to a day", async () => {
+      await seed(1);
+      await expect(store.claimNext("ann", { leaseMs: 0 })).rejects.toThrow(/whole number of milliseconds/);
+      await expect(store.claimNext("ann", { leaseMs: 1.5 })).rejects.toBeInstanceOf(TaskRuleError);
+      await expect(store.claimNext("ann", { leaseMs: 2 * 86_400_000 })).rejects.toBeInstanceOf(TaskRuleError);
+      expect(await store.get("1")).toMatchObject({ state: "pending" });
     });
 
     it("imports tasks with edges given on one side, completing the other, and refuses a cyclic import", async () => {
@@ -126,9 +241,35 @@ export function describeTaskStore(name: string, open: () => Promise<TaskStoreFix
       ]);
       const before = await store.list();
       await expect(store.replaceAll([{ id: "1", subject: "a", blockedBy: ["2"] }, { id: "2", subject: "b", blockedBy: ["1"] }])).rejects.toThrow(/cycle/);
-      await expect(store.replaceAll([{ id: "x", subject: "a" }])).rejects.toThrow(/"x"/);
+      await expect(store.replaceAll([{ id: " ", subject: "a" }])).rejects.toThrow(/id " " is not accepted/);
+      await expect(store.replaceAll([{ id: "PROJ-1", subject: "a" }, { id: "PROJ-1", subject: "b" }])).rejects.toThrow(/"PROJ-1" appears twice/);
       expect(await store.list()).toEqual(before);
       expect((await store.create({ subject: "next", description: "" })).id).toBe("8");
+    });
+
+    it("imports tasks with outside ids: each gets a new board id, keeps its own as metadata.externalId, and its edges are mapped", async () => {
+      await seed(3);
+      await store.remove("3");
+      const imported = await store.replaceAll([
+        { id: "PROJ-1", subject: "Design the schema", metadata: { source: "jira" } },
+        { id: "PROJ-2", subject: "Write the migration", blockedBy: ["PROJ-1"] },
+        { id: "1", subject: "Already on the board", blocks: ["PROJ-2"] },
+        { id: "PROJ-3", subject: "Ship it", blockedBy: ["PROJ-2", "1"], state: "completed" },
+      ]);
+      // Board id 1 stays; the outside ids get ids the board never used (3 was used, then deleted).
+      expect(imported.map((task) => [task.id, task.metadata["externalId"], task.blocks, task.blockedBy])).toEqual([
+        ["1", undefined, ["5", "6"], []],
+        ["4", "PROJ-1", ["5"], []],
+        ["5", "PROJ-2", ["6"], ["1", "4"]],
+        ["6", "PROJ-3", [], ["1", "5"]],
+      ]);
+      expect(await store.list()).toEqual(imported);
+      expect(await store.get("4")).toMatchObject({ subject: "Design the schema", metadata: { source: "jira", externalId: "PROJ-1" } });
+      expect(await store.get("6")).toMatchObject({ state: "completed" });
+      await expect(store.replaceAll([{ id: "PROJ-9", subject: "a", blockedBy: ["PROJ-8"] }])).rejects.toThrow(/"PROJ-8" does not exist/);
+      await expect(store.replaceAll([{ id: "PROJ-9", subject: "a", metadata: { externalId: "OTHER" } }])).rejects.toThrow(/metadata.externalId "OTHER"/);
+      expect(await store.list()).toEqual(imported);
+      expect((await store.create({ subject: "next", description: "" })).id).toBe("7");
     });
 
     it("round-trips through saved state: the tasks themselves, or a reference to the same board", async () => {
