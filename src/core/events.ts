@@ -68,7 +68,7 @@ export function stampEvent(event: AgentEventInit, agent: string, scope: EventSco
   } as AgentEvent;
 }
 
-export function isStamped(event: AgentEventInit | AgentEvent): event is AgentEvent {
+function isStamped(event: AgentEventInit | AgentEvent): event is AgentEvent {
   const stamp = event as Partial<EventStamp>;
   return typeof stamp.agent === "string" && typeof stamp.time === "number";
 }

@@ -5,7 +5,8 @@ import type { AgentEvent } from "../core/events.js";
 import { defineTool } from "../core/tool.js";
 import { todoList } from "../planning/todos/todo-list.js";
 import { anthropicModel } from "./anthropic.js";
-import { inTurn, sendJson, sendSse, startTestServer, type Handler, type TestServer } from "./test-support/http-server.js";
+import { inTurn, startTestServer, type Handler, type TestServer } from "./test-support/http-server.js";
+import { sendAnthropicReply } from "./test-support/streamed-replies.js";
 
 let server: TestServer | undefined;
 afterEach(async () => {
@@ -15,31 +16,17 @@ afterEach(async () => {
 
 /** A reply whose usage says how much of the prompt came from the cache and how much was written to it. */
 function reply(content: unknown[], cache: { read: number; write: number }): Handler {
-  return (res, req) => {
-    const stopReason = content.some((block) => (block as { type: string }).type === "tool_use") ? "tool_use" : "end_turn";
-    const usage = { input_tokens: 20, output_tokens: 5, cache_read_input_tokens: cache.read, cache_creation_input_tokens: cache.write };
-    const message = { id: "msg", type: "message", role: "assistant", model: "claude-test", stop_sequence: null };
-    if (!req.body.stream) {
-      sendJson(res, 200, { ...message, content, stop_reason: stopReason, usage });
-      return;
-    }
-    // An agent's request streams: the same reply as Anthropic's events.
-    const named = (data: Record<string, unknown>) => ({ event: String(data["type"]), data });
-    sendSse(res, [
-      named({ type: "message_start", message: { ...message, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } } }),
-      ...(content as { type: string; text?: string; input?: unknown }[]).flatMap((block, index) => [
-        named({ type: "content_block_start", index, content_block: block.type === "text" ? { type: "text", text: "" } : { ...block, input: {} } }),
-        named({
-          type: "content_block_delta",
-          index,
-          delta: block.type === "text" ? { type: "text_delta", text: block.text } : { type: "input_json_delta", partial_json: JSON.stringify(block.input) },
-        }),
-        named({ type: "content_block_stop", index }),
-      ]),
-      named({ type: "message_delta", delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: 5 } }),
-      named({ type: "message_stop" }),
-    ]);
-  };
+  return (res, req) =>
+    sendAnthropicReply(res, req, {
+      id: "msg",
+      type: "message",
+      role: "assistant",
+      model: "claude-test",
+      content: content as { type: string }[],
+      stop_reason: content.some((block) => (block as { type: string }).type === "tool_use") ? "tool_use" : "end_turn",
+      stop_sequence: null,
+      usage: { input_tokens: 20, output_tokens: 5, cache_read_input_tokens: cache.read, cache_creation_input_tokens: cache.write },
+    });
 }
 
 const todos = (done: number) => ({

@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { Agent } from "../core/agent.js";
 import { collect } from "./test-support/model-results.js";
 import { openAICompatibleModel } from "./openai-compatible.js";
-import { inTurn, sendJson, sendSse, startTestServer, type Handler, type TestServer } from "./test-support/http-server.js";
+import { inTurn, sendSse, startTestServer, type Handler, type TestServer } from "./test-support/http-server.js";
+import { sendOpenAIReply } from "./test-support/streamed-replies.js";
 
 let server: TestServer | undefined;
 afterEach(async () => {
@@ -17,31 +18,14 @@ const usage = (prompt: number, cached?: number) => ({
   ...(cached === undefined ? {} : { prompt_tokens_details: { cached_tokens: cached } }),
 });
 
-/** One reply, as a completion or, when the request streams (an agent's does), as chunks with a closing usage chunk. */
 function completion(message: Record<string, unknown>, cached?: number): Handler {
-  return (res, req) => {
-    const head = { id: "c", created: 1, model: "gpt-test" };
-    if (!req.body.stream) {
-      sendJson(res, 200, {
-        ...head,
-        object: "chat.completion",
-        choices: [{ index: 0, message: { role: "assistant", content: null, ...message }, finish_reason: "stop" }],
-        usage: usage(2000, cached),
-      });
-      return;
-    }
-    const calls = (message["tool_calls"] as Record<string, unknown>[] | undefined) ?? [];
-    const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({
-      data: { ...head, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] },
+  return (res, req) =>
+    sendOpenAIReply(res, req, {
+      id: "c",
+      model: "gpt-test",
+      choices: [{ message: { role: "assistant", content: null, ...message }, finish_reason: "stop" }],
+      usage: usage(2000, cached),
     });
-    sendSse(res, [
-      chunk({ role: "assistant", ...(typeof message["content"] === "string" ? { content: message["content"] } : {}) }),
-      ...(calls.length > 0 ? [chunk({ tool_calls: calls.map((call, index) => ({ index, ...call })) })] : []),
-      chunk({}, calls.length > 0 ? "tool_calls" : "stop"),
-      { data: { ...head, object: "chat.completion.chunk", choices: [], usage: usage(2000, cached) } },
-      { data: "[DONE]" },
-    ]);
-  };
 }
 const toolCall = (id: string) => ({ tool_calls: [{ id, type: "function", function: { name: "missing_tool", arguments: "{}" } }] });
 
