@@ -91,8 +91,8 @@ afterAll(() => projects.forEach((dir) => rmSync(dir, { recursive: true, force: t
 const run = (file: string, args: string[], cwd: string) => spawnSync(process.execPath, [file, ...args], { cwd, encoding: "utf8" });
 
 describe("subpath exports", () => {
-  it("stepwise/models, /planning, /mcp and /testing load on their own and give the root's very objects", () => {
-    const subpaths = ["models", "planning", "mcp", "testing"];
+  it("stepwise/models, /planning, /runs, /mcp and /testing load on their own and give the root's very objects", () => {
+    const subpaths = ["models", "planning", "runs", "mcp", "testing"];
     const dir = userProject({
       "check.mjs": [
         'import * as root from "stepwise";',
@@ -112,6 +112,7 @@ describe("subpath exports", () => {
     expect(report["planning"]?.names).toEqual(
       expect.arrayContaining(["PlanNotebook", "TaskBoard", "todoList", "contextFolding", "PlanTool", "PlanAndExecute", "Rewoo", "LLMCompiler", "WORKFLOW_STATE_VERSION"]),
     );
+    expect(report["runs"]?.names).toEqual(expect.arrayContaining(["openRuns", "workRuns", "openStores", "SqliteRunStore", "PostgresRunStore", "RunBusyError"]));
     expect(report["mcp"]?.names).toEqual(expect.arrayContaining(["createMcpServer", "serveMcpStdio", "startMcpHttpServer", "mcpTools"]));
     expect(report["testing"]?.names.sort()).toEqual(["reactiveModel", "scriptedModel"]);
     for (const name of subpaths) expect(report[name]?.notRoot, name).toEqual([]);

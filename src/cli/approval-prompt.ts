@@ -3,29 +3,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ApprovalDecision, ApprovalDecisions, PendingCall } from "../core/approval.js";
-import type { PermissionPolicy } from "../core/permissions.js";
-import type { PlanApprover } from "../planning/workflows/plan-approval.js";
 import type { PlanDecision } from "../planning/workflows/plan-review.js";
 import { CliError } from "./cli-error.js";
-import { exitCodeOf } from "./run-endings.js";
-
-export const APPROVAL_MODES = ["none", "writes", "plan", "all"] as const;
-export type ApprovalMode = (typeof APPROVAL_MODES)[number];
-
-export function parseApprovalMode(mode: string): ApprovalMode {
-  if ((APPROVAL_MODES as readonly string[]).includes(mode)) return mode as ApprovalMode;
-  throw new CliError(`unknown approval mode "${mode}"; use one of: ${APPROVAL_MODES.join(", ")}`);
-}
-
-/** `--approval`: which tool calls wait for the user. Questions (ask_user) always do; plans: see `approvesPlans`. */
-export function approvalPolicy(mode: ApprovalMode): PermissionPolicy | undefined {
-  return mode === "writes" || mode === "all" ? {} : undefined;
-}
-
-/** `--approval plan|all`: every new plan waits for the user (the notebook pauses on it, workflows ask before running it). */
-export function approvesPlans(mode: ApprovalMode): boolean {
-  return mode === "plan" || mode === "all";
-}
 
 /** Talks to the user in the terminal; `null` means nobody answered (input closed). */
 export interface DecisionPrompter {
@@ -56,7 +35,9 @@ export function promptingApprover(prompter: DecisionPrompter): Approver {
 export async function askForDecisions(pending: readonly PendingCall[], approver: Approver): Promise<ApprovalDecisions | null> {
   const decisions: ApprovalDecisions = {};
   for (const call of pending) {
-    const decision = await approver.decideCall(call);
+    // A plan waiting for approval (a workflow's, or the plan tool's once planned) is decided as a plan.
+    const plan = proposedPlan(call);
+    const decision = plan ? planApproval(plan, await approver.decidePlan(plan)) : await approver.decideCall(call);
     if (!decision) return null;
     decisions[call.id] = decision;
   }
@@ -129,15 +110,26 @@ export function readEditedSteps(text: string): { steps: string[] } | { error: st
 }
 
 /**
- * Plan approval for a workflow. Without an approver, or without a decision, nobody can answer: a
- * workflow cannot stay paused, so the run stops before the plan runs.
+ * The plan a call puts to the user: a workflow's plan (kind "plan"), or the plan tool's call once its
+ * planner has filled in the steps. Both carry `{ task, steps }`.
  */
-export function terminalPlanApprover(approver: Approver | undefined): PlanApprover {
-  return async (plan) => {
-    const decision = approver ? await approver.decidePlan(plan) : null;
-    if (decision) return decision;
-    throw new CliError("nobody answered whether to run the plan, so it was not run; start the run again in a terminal", exitCodeOf("awaiting-approval"));
-  };
+function proposedPlan(call: PendingCall): PlanProposal | undefined {
+  if (call.kind !== "plan" && call.name !== "plan") return undefined;
+  try {
+    const { task, steps } = JSON.parse(call.arguments) as { task?: unknown; steps?: unknown };
+    if (typeof task === "string" && Array.isArray(steps) && steps.every((step) => typeof step === "string")) return { task, steps: steps as string[] };
+  } catch {
+    // Not a plan after all: asked about as any other call.
+  }
+  return undefined;
+}
+
+/** The answer about a plan as the decision the paused run takes; an edit keeps the task. */
+function planApproval(plan: PlanProposal, decision: PlanDecision | null): ApprovalDecision | null {
+  if (!decision) return null;
+  if (decision.action === "approve") return { action: "approve" };
+  if (decision.action === "reject") return { action: "reject", reason: decision.feedback };
+  return { action: "edit", arguments: { task: plan.task, steps: decision.steps } };
 }
 
 /** The question of an ask_user call; its raw arguments when the model sent something else. */

@@ -1,4 +1,4 @@
-import type { Checklist, ChecklistItem, ChecklistStatus } from "./checklist.js";
+import type { Checklist, ChecklistItem, ChecklistStatus } from "../runs/checklist.js";
 
 const MARK: Record<ChecklistStatus, string> = {
   todo: "[ ]",

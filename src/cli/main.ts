@@ -1,18 +1,22 @@
 #!/usr/bin/env node
 import { createRequire } from "node:module";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
-import { APPROVAL_MODES, promptingApprover } from "./approval-prompt.js";
+import { APPROVAL_MODES } from "../runs/approval-mode.js";
+import { STRATEGIES } from "../runs/strategies.js";
+import { RunInputError } from "../runs/run-input-error.js";
+import { promptingApprover } from "./approval-prompt.js";
 import { approveEverything, decisionsFromFile, DECISIONS_FORMAT } from "./given-decisions.js";
 import { CliError } from "./cli-error.js";
 import { exitCodeOf, exitCodesHelp } from "./run-endings.js";
 import { runDemo } from "./demo/demo-command.js";
-import { DEMO_MODEL } from "./model-option.js";
+import { DEMO_MODEL, modelsFor } from "./model-option.js";
 import { mcpCommand } from "./mcp-command.js";
 import { plansList, plansShow } from "./plans-command.js";
-import { RUN_DEFAULTS, runCommand, type RunCommandOptions } from "./run-command.js";
+import { openRuns } from "../runs/runs.js";
+import { cliTools, openCliStores, RUN_DEFAULTS, runCommand, type RunCommandOptions } from "./run-command.js";
+import { workerCommand } from "./worker-command.js";
 import { defaultDatabasePath } from "./stepwise-home.js";
 import { storeProblem } from "./store-problem.js";
-import { STRATEGIES } from "./strategies.js";
 import { tasksList, tasksShow } from "./tasks-command.js";
 import { terminalPrompter } from "./terminal-prompter.js";
 import { startViewer } from "../web/viewer-server.js";
@@ -47,9 +51,9 @@ program
   .addOption(new Option("-s, --strategy <name>", "planning strategy").choices(STRATEGIES).default(RUN_DEFAULTS.strategy))
   .option("-m, --model <spec>", `model: openai:gpt-4o-mini, anthropic:…, dashscope:…, deepseek:…, ollama:…, or ${DEMO_MODEL}`, RUN_DEFAULTS.model)
   .option("-w, --workspace <dir>", "the folder the agent may read and write", RUN_DEFAULTS.workspace)
-  .option("--store <url>", "task board store: sqlite (default) or postgres://… (the password is not saved with the run; --resume reads it from PGPASSWORD)")
+  .option("--store <url>", "where runs, plans and boards live: sqlite (default, .stepwise/stepwise.db) or postgres://… (the password may come from PGPASSWORD)")
   .option("--board <id>", "task board id to share between runs (default: the run's id)")
-  .option("--resume", "continue the last run from its saved state, with its settings (options given here override them)", false)
+  .option("--resume [id]", "continue a run (default: the last one) from its saved state, with its settings (options given here override them)")
   .option("--max-steps <n>", "most model calls in the run", positiveInteger)
   .option("--context-budget <tokens>", "fold finished plan units out of the context past this size (default 64000)", positiveInteger)
   .addOption(new Option("--approval <mode>", "which calls wait for your approval").choices(APPROVAL_MODES).default(RUN_DEFAULTS.approval))
@@ -72,6 +76,15 @@ program
     } finally {
       prompter.close();
     }
+  });
+
+program
+  .command("worker")
+  .description("Drive runs that need a driver: runs whose driver died (lease expired) and paused runs whose decisions were submitted.")
+  .option("--store <url>", "sqlite (default) or postgres://… shared with the machines that start runs")
+  .option("--once", "take what is waiting now, then exit", false)
+  .action(async (opts: { store?: string; once: boolean }) => {
+    process.exitCode = await workerCommand({ ...opts, database: storePath() }, { stdout: process.stdout, stderr: process.stderr });
   });
 
 program
@@ -136,14 +149,20 @@ program
   .option("-p, --port <n>", "port to listen on (0 picks a free one)", (value) => Number(value), 4780)
   .option("--host <host>", "address to listen on; anything but loopback needs --token", "127.0.0.1")
   .option("--token <token>", "token the browser must bring once as ?token=… (or STEPWISE_UI_TOKEN)")
-  .action(async (opts: { port: number; host: string; token?: string }) => {
+  .option("--store <url>", "sqlite (default) or postgres://… to watch every machine's runs")
+  .action(async (opts: { port: number; host: string; token?: string; store?: string }) => {
     if (!Number.isInteger(opts.port) || opts.port < 0 || opts.port > 65535) throw new CliError("--port expects a port number from 0 to 65535");
     const token = opts.token ?? process.env["STEPWISE_UI_TOKEN"];
-    const viewer = await startViewer({ database: storePath(), host: opts.host, port: opts.port, ...(token ? { token } : {}) }).catch(
-      (error: unknown) => {
-        throw new CliError(`cannot serve the viewer on ${opts.host}:${opts.port}: ${error instanceof Error ? error.message : String(error)}`, exitCodeOf("failed"));
-      },
-    );
+    const stores = await openCliStores({ database: storePath(), ...(opts.store ? { store: opts.store } : {}) });
+    const runs = openRuns({ store: stores, models: modelsFor, tools: cliTools(storePath()), onWarning: (message) => process.stderr.write(`stepwise: ${message}\n`) });
+    const closeRuns = async () => {
+      await runs.close();
+      await stores.close();
+    };
+    const viewer = await startViewer({ runs, host: opts.host, port: opts.port, ...(token ? { token } : {}) }).catch(async (error: unknown) => {
+      await closeRuns();
+      throw new CliError(`cannot serve the viewer on ${opts.host}:${opts.port}: ${error instanceof Error ? error.message : String(error)}`, exitCodeOf("failed"));
+    });
     const howToOpen = token ? "open it once with ?token=<your token>; " : "";
     process.stdout.write(`Stepwise plan viewer: ${viewer.url}  (${howToOpen}Ctrl-C to stop)\n`);
     await new Promise<void>((resolve) => {
@@ -151,7 +170,7 @@ program
         process.off("SIGINT", stop);
         process.off("SIGTERM", stop);
         process.stdout.write("stopping the viewer…\n");
-        void viewer.close().then(resolve);
+        void viewer.close().then(closeRuns).then(resolve);
       };
       process.on("SIGINT", stop);
       process.on("SIGTERM", stop);
@@ -168,5 +187,5 @@ try {
   const problem = (database !== undefined ? storeProblem(error, database) : undefined) ?? error;
   const message = problem instanceof Error ? problem.message : String(problem);
   process.stderr.write(`stepwise: ${message.split("\n")[0]}\n`);
-  process.exit(problem instanceof CliError ? problem.exitCode : exitCodeOf("failed"));
+  process.exit(problem instanceof CliError ? problem.exitCode : problem instanceof RunInputError ? exitCodeOf("usage") : exitCodeOf("failed"));
 }

@@ -2,11 +2,10 @@ import { startMcpHttpServer } from "../integrations/mcp-http-server.js";
 import { serveMcpStdio } from "../integrations/mcp-server.js";
 import { PlanNotebook } from "../planning/notebook/plan-notebook.js";
 import { TaskBoard } from "../planning/tasks/task-board.js";
-import { openSqliteDatabase } from "../stores/sqlite-database.js";
-import { SqlitePlanStorage } from "../stores/sqlite-plan-storage.js";
+import { checkTaskStore } from "../runs/run-stores.js";
 import { CliError } from "./cli-error.js";
 import { exitCodeOf } from "./run-endings.js";
-import { checkTaskStore, taskStoreFor } from "./task-store-option.js";
+import { openCliStores } from "./run-command.js";
 
 export type McpCommandOptions = {
   database: string;
@@ -24,16 +23,19 @@ export type McpCommandOptions = {
  * Returns `stop`, which may be called more than once.
  */
 export async function mcpCommand(opts: McpCommandOptions, log: NodeJS.WritableStream): Promise<() => Promise<void>> {
-  const db = openSqliteDatabase(opts.database);
-  const store = taskStoreFor(opts.store, db, opts.board);
-  await checkTaskStore(store, opts.store);
-  const board = new TaskBoard({ store });
-  const notebook = new PlanNotebook({ storage: new SqlitePlanStorage(db, { scope: `mcp:${opts.board}` }) });
-  const tools = [...board.tools(), ...notebook.tools()];
+  const stores = await openCliStores(opts);
+  const store = stores.board(opts.board);
   const shutdown = async () => {
     await store.close();
-    db.close();
+    await stores.close();
   };
+  await checkTaskStore(store, stores.location).catch(async (error: unknown) => {
+    await stores.close();
+    throw new CliError(error instanceof Error ? error.message : String(error), exitCodeOf("failed"));
+  });
+  const board = new TaskBoard({ store });
+  const notebook = new PlanNotebook({ storage: await stores.plans(`mcp:${opts.board}`) });
+  const tools = [...board.tools(), ...notebook.tools()];
   if (!opts.http) {
     const server = await serveMcpStdio(tools, { planning: { notebook, board } });
     return once(async () => {

@@ -1,7 +1,7 @@
 import { resolveModel } from "../models/model-spec.js";
 import { CliError } from "./cli-error.js";
 import { demoModels } from "./demo/demo-brains.js";
-import type { ModelsByRole, StrategyName } from "./strategies.js";
+import type { ModelsByRole, StrategyName } from "../runs/strategies.js";
 
 export const DEMO_MODEL = "scripted:demo";
 

@@ -2,8 +2,8 @@ import { Plan } from "../planning/notebook/plan.js";
 import type { PlanData } from "../planning/notebook/plan.js";
 import { openSqliteDatabase } from "../stores/sqlite-database.js";
 import { SqlitePlanStorage, sqlitePlanScopes } from "../stores/sqlite-plan-storage.js";
-import { SqliteRunLog } from "../stores/sqlite-run-log.js";
-import { planChecklist } from "./checklist.js";
+import { SqliteRunStore } from "../stores/sqlite-run-store.js";
+import { planChecklist } from "../runs/checklist.js";
 import { checklistLines } from "./checklist-text.js";
 import { CliError } from "./cli-error.js";
 
@@ -11,22 +11,24 @@ import { CliError } from "./cli-error.js";
 type StoredPlan = { plan: PlanData; origin: string };
 
 /** Every plan kept in the store, whoever made it, the notebook with the latest new plan first. */
-function storedPlans(database: string): StoredPlan[] {
+async function storedPlans(database: string): Promise<StoredPlan[]> {
   const db = openSqliteDatabase(database);
-  const log = new SqliteRunLog(db);
   try {
-    return sqlitePlanScopes(db).flatMap((scope) => {
-      const origin = log.getRun(scope) ? `run ${scope.slice(0, 8)}` : scope;
-      return new SqlitePlanStorage(db, { scope }).list().map((plan) => ({ plan, origin }));
-    });
+    const runs = new SqliteRunStore(db);
+    const plans: StoredPlan[] = [];
+    for (const scope of sqlitePlanScopes(db)) {
+      const origin = (await runs.getRun(scope)) ? `run ${scope.slice(0, 8)}` : scope;
+      plans.push(...new SqlitePlanStorage(db, { scope }).list().map((plan) => ({ plan, origin })));
+    }
+    return plans;
   } finally {
     db.close();
   }
 }
 
 /** `stepwise plans list`: one line per plan. */
-export function plansList(database: string, out: NodeJS.WritableStream): void {
-  const plans = storedPlans(database);
+export async function plansList(database: string, out: NodeJS.WritableStream): Promise<void> {
+  const plans = await storedPlans(database);
   if (plans.length === 0) {
     out.write("No plans yet: the store is empty. Run: stepwise run \"<task>\" --strategy notebook\n");
     return;
@@ -38,8 +40,8 @@ export function plansList(database: string, out: NodeJS.WritableStream): void {
 }
 
 /** `stepwise plans show <id>`: the plan in its detailed markdown form. A unique id prefix is enough. */
-export function plansShow(database: string, id: string, out: NodeJS.WritableStream): void {
-  const matches = storedPlans(database).filter(({ plan }) => plan.id.startsWith(id));
+export async function plansShow(database: string, id: string, out: NodeJS.WritableStream): Promise<void> {
+  const matches = (await storedPlans(database)).filter(({ plan }) => plan.id.startsWith(id));
   const only = matches[0];
   if (!only) throw new CliError(`no plan with id "${id}"; list them with: stepwise plans list`);
   if (matches.length > 1) throw new CliError(`"${id}" matches ${matches.length} plans; give more of the id`);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "../core/events.js";
-import type { Checklist } from "./checklist.js";
+import type { Checklist } from "../runs/checklist.js";
 import { liveChecklistView, plainLogView } from "./run-view.js";
 
 function sink() {

@@ -1,5 +1,5 @@
 import type { AgentEvent } from "../core/events.js";
-import type { Checklist, ChecklistItem } from "./checklist.js";
+import type { Checklist, ChecklistItem } from "../runs/checklist.js";
 import { checklistLines, oneLine } from "./checklist-text.js";
 import { WrittenText } from "./written-text.js";
 

@@ -1,40 +1,35 @@
 import type { TaskStore } from "../planning/tasks/task-store.js";
 import { stateLookup, taskDetailText, taskListText } from "../planning/tasks/task-text.js";
-import { openSqliteDatabase } from "../stores/sqlite-database.js";
-import { SqliteRunLog } from "../stores/sqlite-run-log.js";
+import { checkTaskStore, type RunStores } from "../runs/run-stores.js";
 import { CliError } from "./cli-error.js";
-import { checkTaskStore, taskStoreFor } from "./task-store-option.js";
+import { openCliStores } from "./run-command.js";
 
 export type TasksOptions = { database: string; store?: string; board?: string };
 
 const NO_BOARD = 'No task board yet: the store is empty. Run: stepwise run "<task>" --strategy tasks';
 
-/** The board to read: --board, else the latest tasks run's board in the SQLite file; undefined when there is none. */
-function boardFor(opts: TasksOptions): string | undefined {
+/** The board to read: --board, else the latest tasks run's board in the store; undefined when there is none. */
+async function boardFor(opts: TasksOptions, stores: RunStores): Promise<string | undefined> {
   if (opts.board) return opts.board;
-  if (opts.store && opts.store !== "sqlite") throw new CliError("name the shared board to read with --board <id>");
-  const log = new SqliteRunLog(opts.database);
-  try {
-    return log.listRuns(1000).find((r) => r.strategy === "tasks")?.id;
-  } finally {
-    log.close();
-  }
+  return (await stores.runs.listRuns(1000)).find((r) => r.strategy === "tasks")?.id;
 }
 
 async function withStore<T>(opts: TasksOptions, use: (store: TaskStore) => Promise<T>, noBoard: () => T): Promise<T> {
-  const boardId = boardFor(opts);
-  if (boardId === undefined) return noBoard();
-  const db = openSqliteDatabase(opts.database);
+  // On a shared store the latest board may be anyone's.
+  if (!opts.board && opts.store && opts.store !== "sqlite") throw new CliError("name the shared board to read with --board <id>");
+  const stores = await openCliStores(opts);
   try {
-    const store = taskStoreFor(opts.store, db, boardId);
+    const boardId = await boardFor(opts, stores);
+    if (boardId === undefined) return noBoard();
+    const store = stores.board(boardId);
     try {
-      await checkTaskStore(store, opts.store);
+      await checkTaskStore(store, stores.location);
       return await use(store);
     } finally {
       await store.close().catch(() => undefined);
     }
   } finally {
-    db.close();
+    await stores.close();
   }
 }
 

@@ -94,9 +94,14 @@ it("a store opening a board while another process is half-way through creating a
 });
 
 it("runs a change again, unseen by its caller, when another program's locks make PostgreSQL break a deadlock through it", async () => {
-  const store = new PostgresTaskStore({ boardId: uniqueBoardId("retry"), pool });
+  // PostgreSQL aborts the waiter whose own deadlock check finds the cycle. The store checks after 5 s
+  // and the outsider only after a minute, so on however busy a machine the outsider is waiting (and the
+  // cycle closed) by the time the store looks, and the store is the one rolled back.
+  const storePool = new pg.Pool({ connectionString: TEST_DATABASE_URL, options: "-c deadlock_timeout=5s" });
+  const store = new PostgresTaskStore({ boardId: uniqueBoardId("retry"), pool: storePool });
   const outsider = await pool.connect();
   try {
+    await outsider.query("SET deadlock_timeout = '60s'");
     await store.create({ subject: "a", description: "" });
     await store.create({ subject: "b", description: "" });
     // Another program takes task 2 and then the board row: the reverse of the store's order.
@@ -113,7 +118,9 @@ it("runs a change again, unseen by its caller, when another program's locks make
     expect((await linked).blocks).toEqual(["2"]);
     expect((await store.get("2"))?.blockedBy).toEqual(["1"]);
   } finally {
-    outsider.release();
+    await outsider.query("RESET deadlock_timeout").catch(() => undefined);
+    outsider.release(true);
     await store.deleteBoard();
+    await storePool.end();
   }
 });

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Plan, SubTask } from "../planning/notebook/plan.js";
 import { PlanNotebook } from "../planning/notebook/plan-notebook.js";
 import { SqlitePlanStorage } from "./sqlite-plan-storage.js";
+import { describePlanStorage } from "./test-support/plan-storage-suite.js";
 
 let dir: string;
 let file: string;
@@ -34,43 +35,16 @@ function plan(name: string): Plan {
   });
 }
 
+describePlanStorage("sqlite", async () => {
+  const place = mkdtempSync(join(tmpdir(), "stepwise-plans-"));
+  const path = join(place, "plans.db");
+  return {
+    open: async (scope) => new SqlitePlanStorage(path, scope ? { scope } : {}),
+    cleanup: async () => rmSync(place, { recursive: true, force: true }),
+  };
+});
+
 describe("SqlitePlanStorage", () => {
-  it("adds, replaces in place, gets, lists in first-added order and deletes", () => {
-    const storage = open();
-    const [a, b] = [plan("A"), plan("B")];
-    storage.add(a.toJSON());
-    storage.add(b.toJSON());
-    storage.add({ ...a.toJSON(), state: "in_progress" });
-    expect(storage.get(a.id)).toEqual({ ...a.toJSON(), state: "in_progress" });
-    expect(storage.get("missing")).toBeNull();
-    expect(storage.list().map((p) => p.name)).toEqual(["A", "B"]);
-    expect(storage.delete(a.id)).toBe(true);
-    expect(storage.delete(a.id)).toBe(false);
-    expect(storage.list().map((p) => p.name)).toEqual(["B"]);
-  });
-
-  it("keeps scopes apart in one file", () => {
-    open({ scope: "alice" }).add(plan("Alice's").toJSON());
-    expect(open({ scope: "bob" }).list()).toEqual([]);
-    expect(open({ scope: "alice" }).list().map((p) => p.name)).toEqual(["Alice's"]);
-  });
-
-  it("lets a second notebook on the same file continue the plan, with every change committed as it happened", async () => {
-    const first = new PlanNotebook({ storage: open() });
-    await first.createPlan(plan("Persisted"));
-    const saved = first.saveState();
-    expect(saved).toEqual({ version: 1, planId: first.currentPlan!.id });
-    // Changed after saving: the reference still finds the latest committed plan.
-    await first.finishSubtask(0, "first outcome");
-
-    const second = new PlanNotebook({ storage: open() });
-    second.loadState(JSON.parse(JSON.stringify(saved)));
-    expect(second.currentPlan?.toJSON()).toEqual(first.currentPlan?.toJSON());
-    expect(second.currentPlan?.subtasks.map((s) => s.state)).toEqual(["done", "in_progress"]);
-    await second.finishPlan("abandoned", "moved on");
-    expect(new PlanNotebook({ storage: open() }).historicalPlans().map((p) => [p.name, p.state])).toEqual([["Persisted", "abandoned"]]);
-  });
-
   it("survives a process restart: a child process creates and advances the plan, this one continues it", async () => {
     // The child loads the TypeScript sources through tsx, as a fresh process with nothing shared.
     const notebookModule = new URL("../planning/notebook/plan-notebook.ts", import.meta.url).href;

@@ -1,8 +1,8 @@
 import type { PendingCall } from "../core/approval.js";
 import type { AgentEvent } from "../core/events.js";
-import type { Checklist } from "../cli/checklist.js";
+import type { Checklist } from "../runs/checklist.js";
 import "../planning/folding/folding-events.js";
-import type { LoggedEvent, RunLog, RunRecord } from "../stores/run-log.js";
+import type { LoggedEvent, RunRecord, RunStore } from "../stores/run-store.js";
 
 /** One tool call as the viewer lists it; `result` is absent while the call runs. */
 export type ToolCallEntry = {
@@ -29,11 +29,11 @@ export type RunDetails = {
 const PAGE = 1000;
 
 /** Replays a run's events into what the page draws; undefined when there is no such run. */
-export function runDetails(log: RunLog, runId: string): RunDetails | undefined {
-  const run = log.getRun(runId);
+export async function runDetails(store: RunStore, runId: string): Promise<RunDetails | undefined> {
+  const run = await store.getRun(runId);
   if (!run) return undefined;
   const details: RunDetails = { run, checklist: null, toolCalls: [], pending: [], folds: [], lastSeq: 0 };
-  for (let page = log.events(runId, 0, PAGE); page.length > 0; page = log.events(runId, details.lastSeq, PAGE)) {
+  for (let page = await store.events(runId, 0, PAGE); page.length > 0; page = await store.events(runId, details.lastSeq, PAGE)) {
     for (const logged of page) applyRunEvent(details, logged);
   }
   if (run.status !== "awaiting-approval") details.pending = [];

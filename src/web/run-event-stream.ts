@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { LoggedEvent, RunLog } from "../stores/run-log.js";
+import type { Runs } from "../runs/runs.js";
+import type { LoggedEvent } from "../stores/run-store.js";
 
 const HEARTBEAT_MS = 15_000;
 /**
@@ -11,8 +12,6 @@ const PAGE_EVENTS = 32;
 const DROPPED_LINGER_MS = 60_000;
 
 export type EventStreamLimits = {
-  /** How often a stream looks for new events in the file (ms). */
-  pollMs: number;
   /** Most streams served at once; one more is refused with 503 until one ends. */
   maxStreams: number;
   /** How long a client may take nothing while events wait for it before it is dropped (ms). */
@@ -33,11 +32,12 @@ export type EventStreamStat = {
 /** Why a stream cannot be opened now, and when to try again. */
 export type StreamRefusal = { message: string; retryAfterSeconds: number };
 
-type Stream = { stat(): EventStreamStat; end(): void };
+type Stream = { runId: string; pump(): void; stat(): EventStreamStat; end(): void };
 
 /**
- * Serves runs' logged events as Server-Sent Events, following the log as other processes append
- * to it (the SQLite file is polled: a writer in another process cannot notify us). Each event's `id`
+ * Serves runs' logged events as Server-Sent Events, following the store as any process appends to
+ * it: the run layer's change notices (NOTIFY from PostgreSQL, the SQLite file's data version) wake
+ * the streams of the run that changed. Each event's `id`
  * is its sequence number, so a reconnecting browser resumes after the last one it saw
  * (`Last-Event-ID`); `?after=N` starts after event N.
  *
@@ -48,9 +48,10 @@ type Stream = { stat(): EventStreamStat; end(): void };
  */
 export class RunEventStreams {
   readonly #streams = new Set<Stream>();
+  #unwatch: Promise<() => void> | undefined;
 
   constructor(
-    private readonly log: RunLog,
+    private readonly runs: Runs,
     private readonly limits: EventStreamLimits,
   ) {}
 
@@ -66,8 +67,13 @@ export class RunEventStreams {
   }
 
   /** Starts streaming run `runId` on `res`; call `refusal()` first. */
-  open(runId: string, req: IncomingMessage, res: ServerResponse): void {
-    const stream = follow(this.log, runId, startAfter(req), res, this.limits, () => this.#streams.delete(stream));
+  async open(runId: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // One watch for every stream: with PostgreSQL, one listening connection however many clients.
+    this.#unwatch ??= this.runs.watch((changed) => {
+      for (const stream of this.#streams) if (changed === stream.runId || changed === "*") stream.pump();
+    });
+    await this.#unwatch;
+    const stream = follow(this.runs, runId, startAfter(req), res, this.limits, () => this.#streams.delete(stream));
     this.#streams.add(stream);
   }
 
@@ -75,18 +81,24 @@ export class RunEventStreams {
     return [...this.#streams].map((stream) => stream.stat());
   }
 
-  closeAll(): void {
+  async closeAll(): Promise<void> {
     for (const stream of this.#streams) stream.end();
+    const unwatch = this.#unwatch;
+    this.#unwatch = undefined;
+    if (unwatch) (await unwatch)();
   }
 }
 
-function follow(log: RunLog, runId: string, after: number, res: ServerResponse, limits: EventStreamLimits, onEnd: () => void): Stream {
+function follow(runs: Runs, runId: string, after: number, res: ServerResponse, limits: EventStreamLimits, onEnd: () => void): Stream {
   let sentSeq = after;
   /** The page being written, and the next event of it to write. */
   let page: LoggedEvent[] = [];
   let next = 0;
   let waiting = false;
   let ended = false;
+  /** A read of the store is under way; a wake-up meanwhile asks for another pass. */
+  let reading = false;
+  let again = false;
   let stallTimer: NodeJS.Timeout | undefined;
 
   /** Writes a chunk; when the connection is full, stops everything until it drains. */
@@ -102,12 +114,19 @@ function follow(log: RunLog, runId: string, after: number, res: ServerResponse, 
     return false;
   };
 
-  const pump = () => {
+  const pump = (): void => {
     if (waiting || ended) return;
-    try {
+    if (reading) {
+      again = true;
+      return;
+    }
+    reading = true;
+    again = false;
+    void (async () => {
       for (;;) {
+        if (waiting || ended) return;
         if (next === page.length) {
-          page = log.events(runId, sentSeq, PAGE_EVENTS);
+          page = await runs.stores.runs.events(runId, sentSeq, PAGE_EVENTS);
           next = 0;
           if (page.length === 0) return;
         }
@@ -115,10 +134,15 @@ function follow(log: RunLog, runId: string, after: number, res: ServerResponse, 
         sentSeq = seq;
         if (!write(`id: ${seq}\ndata: ${JSON.stringify(event)}\n\n`)) return;
       }
-    } catch (error) {
-      // A locked or vanished file: end this stream; the browser reconnects where it stopped.
-      finish(`event: stream-error\ndata: ${JSON.stringify(error instanceof Error ? error.message : String(error))}\n\n`);
-    }
+    })()
+      .catch((error: unknown) => {
+        // A locked or vanished store: end this stream; the browser reconnects where it stopped.
+        finish(`event: stream-error\ndata: ${JSON.stringify(error instanceof Error ? error.message : String(error))}\n\n`);
+      })
+      .finally(() => {
+        reading = false;
+        if (again) pump();
+      });
   };
 
   /** The client took nothing for stallMs: say so in a last event (read if it ever reads again) and let go. */
@@ -137,7 +161,6 @@ function follow(log: RunLog, runId: string, after: number, res: ServerResponse, 
   const finish = (last?: string) => {
     if (ended) return;
     ended = true;
-    clearInterval(poll);
     clearInterval(heartbeat);
     clearTimeout(stallTimer);
     onEnd();
@@ -145,13 +168,14 @@ function follow(log: RunLog, runId: string, after: number, res: ServerResponse, 
   };
 
   res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", connection: "keep-alive" });
-  const poll = setInterval(pump, limits.pollMs);
   const heartbeat = setInterval(() => {
     if (!waiting && !ended) write(": still here\n\n");
   }, HEARTBEAT_MS);
   res.once("close", () => finish());
   if (write("retry: 1000\n\n")) pump();
   return {
+    runId,
+    pump,
     stat: () => ({ runId, sentSeq, bufferedBytes: res.writableLength, waitingForDrain: waiting }),
     end: () => finish(),
   };

@@ -1,7 +1,6 @@
-import { Writable } from "node:stream";
 import { z } from "zod";
 import type { ApprovalDecision, ApprovalDecisions } from "../core/approval.js";
-import { resumeRun } from "../cli/run-command.js";
+import type { Runs } from "../runs/runs.js";
 
 const decisionSchema = z.discriminatedUnion("action", [
   z.object({ action: z.literal("approve") }),
@@ -23,20 +22,18 @@ export function toDecisions(body: z.infer<typeof decisionsBodySchema>): Approval
   return decisions;
 }
 
-const discard = () => new Writable({ write: (_chunk, _encoding, done) => done() });
-
 /**
- * Continues paused runs in the viewer's process, through the same path as `stepwise run --resume`,
- * so their events land in the run log and the page follows them like any other run.
+ * Continues paused runs in the viewer's process through the run layer, so their events land in the
+ * store and the page follows them like any other run.
  */
 export class RunResumer {
-  readonly #database: string;
+  readonly #runs: Runs;
   readonly #active = new Map<string, Promise<void>>();
   readonly #errors = new Map<string, string>();
   readonly #stop = new AbortController();
 
-  constructor(database: string) {
-    this.#database = database;
+  constructor(runs: Runs) {
+    this.#runs = runs;
   }
 
   isResuming(runId: string): boolean {
@@ -48,12 +45,15 @@ export class RunResumer {
     return this.#errors.get(runId);
   }
 
-  /** Starts the run again in the background; false if it is already being resumed here. */
-  start(runId: string, decisions: ApprovalDecisions): boolean {
+  /**
+   * Takes the run over and drives it in the background; rejects (`RunBusyError`) when another process
+   * holds it, and returns false when it is already being resumed here.
+   */
+  async start(runId: string, decisions: ApprovalDecisions): Promise<boolean> {
     if (this.#active.has(runId)) return false;
     this.#errors.delete(runId);
-    const io = { stdout: discard(), stderr: discard(), signal: this.#stop.signal };
-    const done = resumeRun(runId, decisions, this.#database, io)
+    const handle = await this.#runs.resume(runId, decisions, { signal: this.#stop.signal });
+    const done = handle.done
       .then(() => undefined)
       .catch((error: unknown) => {
         this.#errors.set(runId, error instanceof Error ? error.message : String(error));

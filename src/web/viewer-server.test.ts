@@ -8,9 +8,10 @@ import { Writable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { AgentEvent } from "../core/events.js";
 import { runCommand } from "../cli/run-command.js";
-import { openHandles } from "../cli/test-support/open-handles.js";
+import { modelsFor } from "../cli/model-option.js";
+import { openRuns, type Runs } from "../runs/runs.js";
 import { openSqliteDatabase } from "../stores/sqlite-database.js";
-import { SqliteRunLog } from "../stores/sqlite-run-log.js";
+import { SqliteRunStore } from "../stores/sqlite-run-store.js";
 import { startViewer, type Viewer } from "./viewer-server.js";
 
 const quiet = () => new Writable({ write: (_chunk, _encoding, done) => done() });
@@ -19,6 +20,7 @@ let home: string;
 let workspace: string;
 let database: string;
 let viewer: Viewer;
+let runs: Runs;
 
 beforeEach(async () => {
   home = mkdtempSync(join(tmpdir(), "stepwise-viewer-"));
@@ -26,19 +28,18 @@ beforeEach(async () => {
   mkdirSync(workspace);
   writeFileSync(join(workspace, "notes.md"), "Notes\nline two\n");
   database = join(home, "stepwise.db");
-  viewer = await startViewer({ database, pollMs: 20 });
+  runs = openRuns({ store: database, models: modelsFor });
+  viewer = await startViewer({ runs });
 });
 
 afterEach(async () => {
   await viewer.close();
+  await runs.close();
 });
 
 async function run(strategy: string, approval = "none"): Promise<string> {
   await runCommand("Survey the workspace", { strategy, model: "scripted:demo", workspace, database, approval }, { stdout: quiet(), stderr: quiet() });
-  const log = new SqliteRunLog(database);
-  const id = log.listRuns(1)[0]!.id;
-  log.close();
-  return id;
+  return (await runs.list(1))[0]!.id;
 }
 
 const get = async (path: string) => {
@@ -196,28 +197,29 @@ describe("the event stream", () => {
   });
 
   it("streams events another writer appends while the client listens, with their sequence numbers as ids", async () => {
-    const writer = new SqliteRunLog(database);
-    writer.createRun({ id: "live", task: "t", strategy: "notebook", model: "m" });
-    writer.appendEvent("live", toolEnd(1));
-    let appended = 1;
-    const appender = setInterval(() => {
-      if (appended < 6) writer.appendEvent("live", toolEnd(++appended));
-    }, 15);
+    // Another process's connection to the file: each event it appends reaches the stream live.
+    const writer = new SqliteRunStore(database);
+    const lease = await writer.createRun({ id: "live", task: "t", strategy: "notebook", model: "m" }, {}, "writer", 60_000);
+    await writer.appendEvent(lease, toolEnd(1));
     try {
-      const events = await readEvents("/runs/live/events", (seen) => seen.length >= 6);
+      let appended = 1;
+      const events = await readEvents("/runs/live/events", (seen) => {
+        // The next event is written only once the stream has shown the last one.
+        if (appended < 6 && seen.length >= appended) void writer.appendEvent(lease, toolEnd(++appended));
+        return seen.length >= 6;
+      });
       expect(events.map((e) => e.id)).toEqual(["1", "2", "3", "4", "5", "6"]);
       expect(events.map((e) => e.event.time)).toEqual([1, 2, 3, 4, 5, 6]);
     } finally {
-      clearInterval(appender);
-      writer.close();
+      await writer.close();
     }
   });
 
   it("resumes after Last-Event-ID (or ?after=) on reconnect", async () => {
-    const writer = new SqliteRunLog(database);
-    writer.createRun({ id: "again", task: "t", strategy: "notebook", model: "m" });
-    for (let n = 1; n <= 4; n++) writer.appendEvent("again", toolEnd(n));
-    writer.close();
+    const writer = new SqliteRunStore(database);
+    const lease = await writer.createRun({ id: "again", task: "t", strategy: "notebook", model: "m" }, {}, "writer", 60_000);
+    for (let n = 1; n <= 4; n++) await writer.appendEvent(lease, toolEnd(n));
+    await writer.close();
     const afterHeader = await readEvents("/runs/again/events", (seen) => seen.length >= 1, { "last-event-id": "3" });
     expect(afterHeader.map((e) => e.id)).toEqual(["4"]);
     const afterQuery = await readEvents("/runs/again/events?after=2", (seen) => seen.length >= 2);
@@ -241,12 +243,13 @@ describe("event streams under clients that do not read", () => {
   const BOUND = 64 * 1024;
 
   /** A run of 10,000 events of about 1 KB: ten times what the kernel buffers for a connection that is never read. */
-  function bigRun(id: string): void {
+  async function bigRun(id: string): Promise<void> {
     const db = openSqliteDatabase(database);
-    const log = new SqliteRunLog(db);
-    log.createRun({ id, task: "t", strategy: "notebook", model: "m" });
+    await new SqliteRunStore(db).createRun({ id, task: "t", strategy: "notebook", model: "m" }, {}, "writer", 60_000);
+    // Written in one transaction, as a driver's events would be over a long run.
+    const insert = db.prepare("INSERT INTO run_events (run_id, seq, event) VALUES (?, ?, ?)");
     db.transaction(() => {
-      for (let n = 1; n <= BACKLOG; n++) log.appendEvent(id, bulky(n));
+      for (let n = 1; n <= BACKLOG; n++) insert.run(id, n, JSON.stringify(bulky(n)));
     })();
     db.close();
   }
@@ -262,8 +265,8 @@ describe("event streams under clients that do not read", () => {
 
   it("with 30 clients that never read, buffers a bounded amount for each, and a reading client still gets every event in order", async () => {
     await viewer.close();
-    viewer = await startViewer({ database, pollMs: 20, maxStreams: 31 });
-    bigRun("big");
+    viewer = await startViewer({ runs, maxStreams: 31 });
+    await bigRun("big");
     const stalled = await Promise.all(Array.from({ length: 30 }, () => stalledClient("/runs/big/events")));
     try {
       // Each stalled stream writes until its connection is full, then stops.
@@ -293,8 +296,8 @@ describe("event streams under clients that do not read", () => {
 
   it("drops a client that takes nothing for streamStallMs, ending with an event that says where to resume", async () => {
     await viewer.close();
-    viewer = await startViewer({ database, pollMs: 20, streamStallMs: 50 });
-    bigRun("big");
+    viewer = await startViewer({ runs, streamStallMs: 50 });
+    await bigRun("big");
     const response = await new Promise<IncomingMessage>((resolve, reject) => {
       request(new URL("/runs/big/events", viewer.url), (res) => resolve(res.pause())).on("error", reject).end();
     });
@@ -320,6 +323,45 @@ describe("event streams under clients that do not read", () => {
 
     const resumed = await readEvents("/runs/big/events", (seen) => seen.length >= 1, { "last-event-id": String(notice.lastEventId) });
     expect(resumed[0]!.id).toBe(String(notice.lastEventId + 1));
+  });
+});
+
+describe("the viewer's HTTP API (/api)", () => {
+  it("lists runs as id, task, strategy, model, status, created, updated, and shows, streams and decides one", async () => {
+    const id = await run("notebook", "plan");
+    const listed = await get("/api/runs");
+    expect(listed.status).toBe(200);
+    expect(listed.body).toHaveLength(1);
+    const [summary] = listed.body as Record<string, string>[];
+    expect(Object.keys(summary!).sort()).toEqual(["created", "id", "model", "status", "strategy", "task", "updated"]);
+    expect(summary).toMatchObject({ id, task: "Survey the workspace", strategy: "notebook", model: "scripted:demo", status: "awaiting-approval" });
+
+    const details = await get(`/api/runs/${id}`);
+    expect(details.body).toMatchObject({ run: { id, status: "awaiting-approval" }, pending: [{ name: "create_plan" }], resuming: false });
+    const backlog = await readEvents(`/api/runs/${id}/events`, (seen) => seen.some((e) => e.event.type === "approval-requested"));
+    expect(backlog[0]).toMatchObject({ id: "1", event: { type: "run-start" } });
+
+    const callId = details.body.pending[0].id as string;
+    expect(await post(`/api/runs/${id}/decisions`, { decisions: { [callId]: { action: "approve" } } })).toEqual({ status: 202, body: { status: "resuming" } });
+    const after = await readEvents(`/api/runs/${id}/events?after=${details.body.lastSeq}`, (seen) => seen.some((e) => e.event.type === "run-end"));
+    expect(after[0]?.event.type).toBe("run-resumed");
+    await expect.poll(async () => (await get(`/api/runs/${id}`)).body.run.status, { timeout: 10_000 }).toBe("finished");
+    expect((await get("/api/runs/nope")).status).toBe(404);
+  });
+
+  it("answers 409 naming the holder when another process holds the paused run, and leaves it paused", async () => {
+    const id = await run("notebook", "plan");
+    const callId = (await get(`/api/runs/${id}`)).body.pending[0].id as string;
+    const elsewhere = new SqliteRunStore(database);
+    const lease = await elsewhere.acquireLease(id, "another-machine:4242:abcd", 60_000);
+    try {
+      const refused = await post(`/api/runs/${id}/decisions`, { decisions: { [callId]: { action: "approve" } } });
+      expect(refused).toEqual({ status: 409, body: { error: `run ${id} is already being resumed by another-machine:4242:abcd` } });
+      expect((await get(`/api/runs/${id}`)).body.run.status).toBe("awaiting-approval");
+    } finally {
+      await elsewhere.releaseLease(lease);
+      await elsewhere.close();
+    }
   });
 });
 
@@ -357,24 +399,23 @@ describe("who may use the viewer", () => {
     expect((await rawRequest(new URL("/runs", viewer.url).href, "GET", { host: `localhost:${port}` })).status).toBe(200);
   });
 
-  it("closes the SQLite file when it cannot listen (the port is taken)", async () => {
+  it("stops what it resumed when it cannot listen (the port is taken), and leaves the runs to their owner", async () => {
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
-    const alone = join(home, "alone.db");
     try {
-      await expect(startViewer({ database: alone, port: (taken.address() as AddressInfo).port })).rejects.toThrow(/EADDRINUSE/);
-      expect(openHandles(alone)).toBe(0);
+      await expect(startViewer({ runs, port: (taken.address() as AddressInfo).port })).rejects.toThrow(/EADDRINUSE/);
+      expect(await runs.list()).toEqual([]);
     } finally {
       taken.close();
     }
   });
 
   it("refuses to listen beyond loopback without a token", async () => {
-    await expect(startViewer({ database, host: "0.0.0.0", port: 0 })).rejects.toThrow(/^refusing to serve the viewer on 0\.0\.0\.0 without a token/);
+    await expect(startViewer({ runs, host: "0.0.0.0", port: 0 })).rejects.toThrow(/^refusing to serve the viewer on 0\.0\.0\.0 without a token/);
   });
 
   it("with a token, answers 401 without it and lets the page in with ?token= through an HttpOnly same-site cookie", async () => {
-    const guarded = await startViewer({ database, host: "0.0.0.0", port: 0, token: "s3cret" });
+    const guarded = await startViewer({ runs, host: "0.0.0.0", port: 0, token: "s3cret" });
     try {
       const base = guarded.url.replace("0.0.0.0", "127.0.0.1");
       for (const path of ["/", "/runs", "/assets/viewer.js"]) expect((await fetch(new URL(path, base))).status).toBe(401);

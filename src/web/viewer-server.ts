@@ -1,8 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { SqlitePlanStorage } from "../stores/sqlite-plan-storage.js";
-import { openSqliteDatabase } from "../stores/sqlite-database.js";
-import { SqliteRunLog } from "../stores/sqlite-run-log.js";
+import type { Runs } from "../runs/runs.js";
+import { RunBusyError, type RunRecord } from "../stores/run-store.js";
 import { PAGE_HTML } from "./page-html.js";
 import { PAGE_SCRIPT } from "./page-script.js";
 import { PAGE_CSS } from "./page-style.js";
@@ -12,16 +11,14 @@ import { decisionsBodySchema, RunResumer, toDecisions } from "./run-resumer.js";
 import { viewerAccess } from "./viewer-access.js";
 
 export type ViewerOptions = {
-  /** The SQLite file the CLI logs runs to. */
-  database: string;
+  /** The runs to show and resume (the caller opened them, and closes them after the viewer). */
+  runs: Runs;
   /** Where to listen (default 127.0.0.1). Any other address needs a `token`. */
   host?: string;
   /** When set, every request must bring it (`?token=` once in the browser, then a cookie; or a bearer header). */
   token?: string;
   /** 0 picks a free port. */
   port?: number;
-  /** How often the event stream looks for new events in the file (ms). */
-  pollMs?: number;
   /** Most event streams served at once (default 64); one more is refused with 503 and Retry-After. */
   maxStreams?: number;
   /** How long an event stream's client may take nothing while events wait before it is dropped (ms, default 30 s). */
@@ -54,49 +51,72 @@ class HttpProblem extends Error {
   }
 }
 
+/** A run as `GET /api/runs` lists it. */
+export type RunSummary = { id: string; task: string; strategy: string; model: string; status: RunRecord["status"]; created: string; updated: string };
+
+const summary = (run: RunRecord): RunSummary => ({
+  id: run.id,
+  task: run.task,
+  strategy: run.strategy,
+  model: run.model,
+  status: run.status,
+  created: run.createdAt,
+  updated: run.updatedAt,
+});
+
 /**
- * `stepwise ui`: serves the plan viewer for the runs in a SQLite file. Runs are read from the run
- * log that `stepwise run` writes (from any process); a run paused for approval is continued here
- * when the user decides on the page.
+ * `stepwise ui`: serves the plan viewer and its HTTP API for the runs of a store (a SQLite file, or
+ * PostgreSQL shared by every machine). Runs are read as any process records them; a run paused for
+ * approval is continued here when the user decides on the page or through the API.
+ *
+ * The API: `GET /api/runs`, `GET /api/runs/:id`, `GET /api/runs/:id/events` (Server-Sent Events),
+ * `POST /api/runs/:id/decisions`. The page uses the same routes without the `/api` prefix.
  */
 export async function startViewer(opts: ViewerOptions): Promise<Viewer> {
   const access = viewerAccess(opts.host ?? "127.0.0.1", opts.token);
-  const db = openSqliteDatabase(opts.database);
-  const log = new SqliteRunLog(db);
-  const resumer = new RunResumer(opts.database);
-  const streams = new RunEventStreams(log, { pollMs: opts.pollMs ?? 200, maxStreams: opts.maxStreams ?? 64, stallMs: opts.streamStallMs ?? 30_000 });
+  const { runs } = opts;
+  const resumer = new RunResumer(runs);
+  const streams = new RunEventStreams(runs, { maxStreams: opts.maxStreams ?? 64, stallMs: opts.streamStallMs ?? 30_000 });
 
-  const routes = (req: IncomingMessage, res: ServerResponse, path: string): unknown => {
+  const routes = async (req: IncomingMessage, res: ServerResponse, path: string): Promise<unknown> => {
     const asset = req.method === "GET" ? ASSETS[path] : undefined;
     if (asset) {
       res.writeHead(200, { "content-type": asset.type, "cache-control": "no-cache" });
       res.end(asset.body);
       return undefined;
     }
-    if (req.method === "GET" && path === "/runs") return log.listRuns(RUNS_LISTED);
-    const match = /^\/runs\/([^/]+)(\/plans|\/events|\/decisions)?$/.exec(path);
+    if (req.method === "GET" && path === "/runs") return runs.list(RUNS_LISTED);
+    if (req.method === "GET" && path === "/api/runs") return (await runs.list(RUNS_LISTED)).map(summary);
+    const match = /^(\/api)?\/runs\/([^/]+)(\/plans|\/events|\/decisions)?$/.exec(path);
     if (!match) throw new HttpProblem(404, `nothing at ${path}`);
-    const runId = decodeURIComponent(match[1] ?? "");
-    if (!log.getRun(runId)) throw new HttpProblem(404, `no run ${runId}`);
-    const part = match[2];
+    const runId = decodeURIComponent(match[2] ?? "");
+    if (!(await runs.get(runId))) throw new HttpProblem(404, `no run ${runId}`);
+    const part = match[3];
     if (req.method === "POST" && part === "/decisions") return decide(req, runId);
     if (req.method !== "GET") throw new HttpProblem(405, `${req.method ?? "?"} is not allowed on ${path}`);
-    if (part === "/plans") return new SqlitePlanStorage(db, { scope: runId }).list();
+    if (part === "/plans") {
+      const plans = await runs.stores.plans(runId);
+      try {
+        return plans.list();
+      } finally {
+        plans.close?.();
+      }
+    }
     if (part === "/events") {
       const full = streams.refusal();
       if (full) throw new HttpProblem(503, full.message, { "retry-after": String(full.retryAfterSeconds) });
-      streams.open(runId, req, res);
+      await streams.open(runId, req, res);
       return undefined;
     }
     if (part !== undefined) throw new HttpProblem(405, `${req.method} is not allowed on ${path}`);
     const error = resumer.error(runId);
-    return { ...runDetails(log, runId), resuming: resumer.isResuming(runId), ...(error ? { resumeError: error } : {}) };
+    return { ...(await runDetails(runs.stores.runs, runId)), resuming: resumer.isResuming(runId), ...(error ? { resumeError: error } : {}) };
   };
 
   const decide = async (req: IncomingMessage, runId: string): Promise<unknown> => {
     checkSameOrigin(req);
     const body = await readJson(req);
-    const details = runDetails(log, runId);
+    const details = await runDetails(runs.stores.runs, runId);
     if (!details) throw new HttpProblem(404, `no run ${runId}`);
     const { run, pending } = details;
     if (run.status !== "awaiting-approval" || resumer.isResuming(run.id)) {
@@ -110,7 +130,12 @@ export async function startViewer(opts: ViewerOptions): Promise<Viewer> {
     if (missing.length > 0 || stray.length > 0) {
       throw new HttpProblem(400, `decide on every pending call and only those; missing: ${missing.join(", ") || "none"}; not pending: ${stray.join(", ") || "none"}`);
     }
-    resumer.start(run.id, toDecisions(parsed.data));
+    try {
+      await resumer.start(run.id, toDecisions(parsed.data));
+    } catch (error) {
+      if (error instanceof RunBusyError) throw new HttpProblem(409, error.message);
+      throw error;
+    }
     return { status: "resuming" };
   };
 
@@ -135,10 +160,8 @@ export async function startViewer(opts: ViewerOptions): Promise<Viewer> {
     server.once("error", reject);
     server.listen(opts.port ?? 0, opts.host ?? "127.0.0.1", () => resolve());
   }).catch(async (error: unknown) => {
-    // The port is taken, say: leave nothing open behind.
+    // The port is taken, say: leave nothing running behind.
     await resumer.close();
-    log.close();
-    db.close();
     throw error;
   });
   const address = server.address() as AddressInfo;
@@ -147,14 +170,12 @@ export async function startViewer(opts: ViewerOptions): Promise<Viewer> {
     url: `http://${host}:${address.port}/`,
     eventStreams: () => streams.stats(),
     async close() {
-      streams.closeAll();
+      await streams.closeAll();
       await resumer.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       });
-      log.close();
-      db.close();
     },
   };
 }

@@ -5,7 +5,8 @@ import { Writable } from "node:stream";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, it } from "vitest";
 import { runCommand } from "../cli/run-command.js";
-import { SqliteRunLog } from "../stores/sqlite-run-log.js";
+import { modelsFor } from "../cli/model-option.js";
+import { openRuns, type Runs } from "../runs/runs.js";
 import { startViewer, type Viewer } from "./viewer-server.js";
 
 // The page in a real browser: Debian's Chromium, headless, offline, with a fresh profile.
@@ -30,6 +31,7 @@ let home: string;
 let workspace: string;
 let database: string;
 let viewer: Viewer;
+let runs: Runs;
 let page: Page;
 
 beforeAll(async () => {
@@ -49,7 +51,8 @@ beforeEach(async () => {
   writeFileSync(join(workspace, "notes.md"), "Kickoff notes\nship on Friday\n");
   writeFileSync(join(workspace, "todo.txt"), "buy milk\n");
   database = join(home, "stepwise.db");
-  viewer = await startViewer({ database, pollMs: 50 });
+  runs = openRuns({ store: database, models: modelsFor });
+  viewer = await startViewer({ runs });
   page = await browser.newPage();
   await page.setViewportSize({ width: 1100, height: 640 });
 });
@@ -57,6 +60,7 @@ beforeEach(async () => {
 afterEach(async () => {
   await page.close();
   await viewer.close();
+  await runs.close();
   rmSync(home, { recursive: true, force: true });
 });
 
@@ -65,13 +69,8 @@ function startRun(strategy: string, model: string, approval = "none"): Promise<n
 }
 
 async function waitForRunId(): Promise<string> {
-  const log = new SqliteRunLog(database);
-  try {
-    await expect.poll(() => log.listRuns(1).length, { timeout: 10_000 }).toBe(1);
-    return log.listRuns(1)[0]!.id;
-  } finally {
-    log.close();
-  }
+  await expect.poll(async () => (await runs.list(1)).length, { timeout: 10_000 }).toBe(1);
+  return (await runs.list(1))[0]!.id;
 }
 
 describe("the plan viewer in Chromium", () => {
@@ -116,14 +115,12 @@ describe("the plan viewer in Chromium", () => {
     await page.locator("#past-plans", { hasText: "Workspace report" }).waitFor();
     expect(await page.locator("#pending").count()).toBe(0);
     expect(existsSync(join(workspace, "report.md"))).toBe(true);
-    const log = new SqliteRunLog(database);
-    expect(log.getRun(runId)?.status).toBe("finished");
-    log.close();
+    expect((await runs.get(runId))?.status).toBe("finished");
   });
 
   it("works behind a token: opened once with ?token=, the page reads runs, follows events and approves through its cookie", async () => {
     await viewer.close();
-    viewer = await startViewer({ database, host: "0.0.0.0", token: "s3cret", pollMs: 50 });
+    viewer = await startViewer({ runs, host: "0.0.0.0", token: "s3cret" });
     const base = viewer.url.replace("0.0.0.0", "127.0.0.1");
     expect(await startRun("notebook", "scripted:demo", "plan")).toBe(3);
     const runId = await waitForRunId();

@@ -38,12 +38,16 @@ describe("stepwise run --approval plan with workflows", () => {
     expect(readFileSync(join(ws, "report.md"), "utf8")).toContain("| b.txt | 1 | bravo |");
   });
 
-  it("stops before the plan runs when nobody answers", async () => {
+  it("pauses into the saved run when nobody answers, and --resume asks again and runs the plan", async () => {
     const home = freshHome();
     const ws = workspace(home);
     const result = await runCli(run("plan-execute", ws), { home });
-    expect(result.code).toBe(exitCodeOf("awaiting-approval"));
-    expect(result.stderr).toMatch(/^stepwise: nobody answered whether to run the plan, so it was not run/);
+    expect(result.code, result.stderr).toBe(exitCodeOf("awaiting-approval"));
+    expect(result.stdout).toContain("waiting for approval of: plan; state saved.");
     expect(existsSync(join(ws, "report.md"))).toBe(false);
+    const resumed = await runCli(["run", "--resume"], { home, input: "a\n" });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stdout).toContain('The planner proposes this plan for "Report":\n  1. Read every file\n  2. Write report.md\n');
+    expect(readFileSync(join(ws, "report.md"), "utf8")).toContain("| docs/a.md | 2 | Alpha |");
   });
 });

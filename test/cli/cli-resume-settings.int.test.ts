@@ -4,8 +4,8 @@ import { describe, expect, it } from "vitest";
 import { exitCodeOf } from "../../src/cli/run-endings.js";
 import { freshHome, runCli } from "./cli-harness.js";
 
-describe("a resumed run on a PostgreSQL board (needs PostgreSQL on 127.0.0.1:5432)", () => {
-  it("keeps no password on disk and reaches the same board again, the password coming from PGPASSWORD", async () => {
+describe("a resumed run in PostgreSQL (needs PostgreSQL on 127.0.0.1:5432)", () => {
+  it("keeps the run, its settings and its board in PostgreSQL, none on disk, and resumes it by id with the password from PGPASSWORD", async () => {
     const home = freshHome();
     const ws = join(home, "ws");
     mkdirSync(ws);
@@ -17,7 +17,10 @@ describe("a resumed run on a PostgreSQL board (needs PostgreSQL on 127.0.0.1:543
       expect(readFileSync(join(home, file)).includes("hunter2"), file).toBe(false);
     }
 
-    const resumed = await runCli(["run", "--resume", "--max-steps", "50"], { home, env: { PGPASSWORD: "hunter2" } });
+    const runId = /^run (\S+) \(tasks\)/m.exec(first.stdout)?.[1] ?? "";
+    expect(runId).not.toBe("");
+    const withoutPassword = "postgres://postgres@127.0.0.1:5432/test";
+    const resumed = await runCli(["run", "--resume", runId, "--store", withoutPassword, "--max-steps", "50"], { home, env: { PGPASSWORD: "hunter2" } });
     expect(resumed.code, resumed.stderr).toBe(0);
     // The board made in the first run, continued: its tasks are found and updated, none made again.
     expect(resumed.stdout).not.toMatch(/· TaskCreate/);

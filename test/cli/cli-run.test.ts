@@ -79,12 +79,12 @@ describe("stepwise run", () => {
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 
-  it("reports an unreachable PostgreSQL board in one line", async () => {
+  it("reports an unreachable PostgreSQL store in one line", async () => {
     const home = freshHome();
     const args = ["run", "x", "--strategy", "tasks", "--model", "scripted:demo", "--workspace", workspace(home)];
     const result = await runCli([...args, "--store", "postgres://someone:secret@127.0.0.1:1/none"], { home });
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^stepwise: cannot reach the task store postgres:\/\/someone:\*\*\*@127\.0\.0\.1:1\/none: /);
+    expect(result.stderr).toMatch(/^stepwise: cannot reach the store postgres:\/\/someone:\*\*\*@127\.0\.0\.1:1\/none: /);
     expect(result.stderr).not.toContain("secret");
   });
 

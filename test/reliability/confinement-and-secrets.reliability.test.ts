@@ -11,7 +11,8 @@ import { PlanNotebook } from "../../src/planning/notebook/plan-notebook.js";
 import { runSwapRace } from "../../src/tools/test-support/swap-race.js";
 import { tempWorkspace } from "../../src/tools/test-support/temp-workspace.js";
 import { startViewer } from "../../src/web/viewer-server.js";
-import { STRATEGIES } from "../../src/cli/strategies.js";
+import { openRuns } from "../../src/runs/runs.js";
+import { STRATEGIES } from "../../src/runs/strategies.js";
 import { freshHome, runCli } from "../cli/cli-harness.js";
 import { recordFigure } from "./figures.js";
 
@@ -206,7 +207,8 @@ describe("API keys never reach logs, events, saved state or the viewer", () => {
         }
       }
       check(!everythingIn(home).includes(API_KEY), "the key is in the store folder (run log, events, checkpoints)");
-      const viewer = await startViewer({ database: path.join(home, "stepwise.db") });
+      const runs = openRuns({ store: path.join(home, "stepwise.db") });
+      const viewer = await startViewer({ runs });
       try {
         const pages = [await (await fetch(viewer.url)).text(), await (await fetch(`${viewer.url}runs`)).text()];
         const runs = JSON.parse(pages[1] ?? "[]") as { id: string }[];
@@ -217,6 +219,7 @@ describe("API keys never reach logs, events, saved state or the viewer", () => {
         check(!pages.join("\n").includes(API_KEY), "the key is in the viewer's page or JSON");
       } finally {
         await viewer.close();
+        await runs.close();
       }
       expect(escaped.slice(from)).toEqual([]);
     } finally {

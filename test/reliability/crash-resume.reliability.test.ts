@@ -6,7 +6,7 @@ import { createDemoWorkspace } from "../../src/cli/demo/demo-workspace.js";
 import type { PlanData } from "../../src/planning/notebook/plan.js";
 import { openSqliteDatabase } from "../../src/stores/sqlite-database.js";
 import { SqlitePlanStorage } from "../../src/stores/sqlite-plan-storage.js";
-import { SqliteRunLog } from "../../src/stores/sqlite-run-log.js";
+import { SqliteRunStore } from "../../src/stores/sqlite-run-store.js";
 import { CLI, freshHome, runCli } from "../cli/cli-harness.js";
 import { recordFigure } from "./figures.js";
 
@@ -33,10 +33,10 @@ afterAll(() => {
 
 type Snapshot = { runId: string | null; status: string | null; plans: PlanData[] };
 
-function snapshot(home: string): Snapshot {
+async function snapshot(home: string): Promise<Snapshot> {
   const db = openSqliteDatabase(join(home, "stepwise.db"));
   try {
-    const run = new SqliteRunLog(db).listRuns(1)[0];
+    const run = (await new SqliteRunStore(db).listRuns(1))[0];
     if (!run) return { runId: null, status: null, plans: [] };
     return { runId: run.id, status: run.status, plans: new SqlitePlanStorage(db, { scope: run.id }).list() };
   } finally {
@@ -66,7 +66,7 @@ async function crashChain(kills: number, referenceReport: string): Promise<void>
   const workspace = createDemoWorkspace();
   const runArgs = ["run", TASK, "--strategy", "notebook", "--model", MODEL, "--workspace", workspace];
   try {
-    let before = snapshot(home);
+    let before = await snapshot(home);
     for (let landed = 0; landed < kills; ) {
       const args = before.runId ? ["run", "--resume", "--workspace", workspace] : runArgs;
       if (before.status === "finished") break;
@@ -79,7 +79,7 @@ async function crashChain(kills: number, referenceReport: string): Promise<void>
         landed++;
         crashPoints++;
       }
-      const after = snapshot(home);
+      const after = await snapshot(home);
       const forgotten = doneSubtasks(before).filter((name) => !doneSubtasks(after).includes(name));
       if (forgotten.length > 0) lost(`finished subtask(s) ${forgotten.join(", ")} no longer done after a kill`);
       if (after.plans.length > 1) lost(`${after.plans.length} plans after a kill: the run planned twice`);
@@ -91,17 +91,17 @@ async function crashChain(kills: number, referenceReport: string): Promise<void>
         : await runCli(runArgs, { home });
       expect(resumed.code, resumed.stderr).toBe(0);
     }
-    checkFinished(home, workspace, referenceReport);
+    await checkFinished(home, workspace, referenceReport);
   } finally {
     rmSync(home, { recursive: true, force: true });
     rmSync(workspace, { recursive: true, force: true });
   }
 }
 
-function checkFinished(home: string, workspace: string, referenceReport: string): void {
-  const final = snapshot(home);
+async function checkFinished(home: string, workspace: string, referenceReport: string): Promise<void> {
+  const final = await snapshot(home);
   const db = openSqliteDatabase(join(home, "stepwise.db"));
-  const events = new SqliteRunLog(db).events(final.runId ?? "", 0, 100_000).map((e) => e.event);
+  const events = (await new SqliteRunStore(db).events(final.runId ?? "", 0, 100_000)).map((e) => e.event);
   db.close();
   const problems: string[] = [];
   if (final.status !== "finished") problems.push(`run ended ${final.status}`);

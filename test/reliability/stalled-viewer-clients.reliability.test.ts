@@ -5,7 +5,7 @@ import { connect, type Socket } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openSqliteDatabase } from "../../src/stores/sqlite-database.js";
-import { SqliteRunLog } from "../../src/stores/sqlite-run-log.js";
+import { SqliteRunStore } from "../../src/stores/sqlite-run-store.js";
 import { CLI, freshHome } from "../cli/cli-harness.js";
 import { recordFigure } from "./figures.js";
 
@@ -51,11 +51,11 @@ describe("the viewer (stepwise ui, a real process) with clients that never read"
   it(`stays within ${GROWTH_BOUND_MB} MB of its baseline with ${STALLED} stalled streams on a ${EVENTS}-event run`, async () => {
     const home = freshHome();
     const db = openSqliteDatabase(join(home, "stepwise.db"));
-    const log = new SqliteRunLog(db);
-    log.createRun({ id: "big", task: "t", strategy: "notebook", model: "m" });
+    await new SqliteRunStore(db).createRun({ id: "big", task: "t", strategy: "notebook", model: "m" }, {}, "writer", 60_000);
+    const insert = db.prepare("INSERT INTO run_events (run_id, seq, event) VALUES (?, ?, ?)");
     db.transaction(() => {
       for (let n = 1; n <= EVENTS; n++) {
-        log.appendEvent("big", {
+        insert.run("big", n, JSON.stringify({
           type: "tool-end",
           agent: "writer",
           time: n,
@@ -64,7 +64,7 @@ describe("the viewer (stepwise ui, a real process) with clients that never read"
           result: { text: `result ${n} ${"x".repeat(1000)}`, isError: false },
           refused: false,
           durationMs: 1,
-        });
+        }));
       }
     })();
     db.close();

@@ -1,7 +1,7 @@
 import type { ChatModel, ModelRequest } from "../../core/model.js";
 import { reactiveModel, type ScriptedTurn } from "../../models/scripted.js";
-import type { ModelRole, ModelsByRole } from "../strategies.js";
-import type { StrategyName } from "../strategies.js";
+import type { ModelRole, ModelsByRole } from "../../runs/strategies.js";
+import type { StrategyName } from "../../runs/strategies.js";
 import { planInHint } from "./plan-in-hint.js";
 import { readRequest, type RequestFacts } from "./request-reading.js";
 import { filesInListing, REPORT_PATH, reportMarkdown, summarizeRead, type FileSummary } from "./workspace-survey.js";

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEMO_MODEL } from "../model-option.js";
 import { runCommand } from "../run-command.js";
-import { STRATEGIES } from "../strategies.js";
+import { STRATEGIES } from "../../runs/strategies.js";
 import { createDemoWorkspace } from "./demo-workspace.js";
 import { REPORT_PATH } from "./workspace-survey.js";
 

@@ -80,6 +80,7 @@ export class PlanNotebook implements Plugin {
   readonly #hosts = new PluginHosts();
   readonly #hooks = new Map<string, PlanChangeHook>();
   readonly #tools: Tool[];
+  #changes: Promise<unknown> = Promise.resolve();
   readonly #units = new SubtaskUnits();
   #current: Plan | null = null;
   #closed = false;
@@ -158,26 +159,28 @@ export class PlanNotebook implements Plugin {
    * Accepts a `Plan` built in code (copied) or a plain description. Its subtasks get new ids: a
    * created plan is new work, even when it copies an older one.
    */
-  async createPlan(input: Plan | PlanInput): Promise<Plan> {
-    const now = this.#now();
-    const plan =
-      input instanceof Plan
-        ? input.clone()
-        : new Plan({ createdAt: now, ...input, subtasks: input.subtasks.map((s) => new SubTask({ createdAt: now, ...s })) });
-    if (plan.subtasks.length === 0) {
-      throw new ToolError("A plan needs at least one subtask. Call 'create_plan' again with a non-empty subtasks list.");
-    }
-    if (plan.subtasks.length > this.maxSubtasks) {
-      throw new ToolError(
-        `A plan may have at most ${this.maxSubtasks} subtasks; this one has ${plan.subtasks.length}. ` +
-          "Merge related steps and call 'create_plan' again.",
-      );
-    }
-    if (plan.id === this.#current?.id || this.storage.get(plan.id) !== null) plan.id = randomUUID();
-    for (const subtask of plan.subtasks) subtask.id = newSubTaskId();
-    const previous = this.#archivedCurrent(`Replaced by the plan '${plan.name}'.`);
-    await this.#commit({ current: plan, justFinished: null }, ...previous, [plan, "created"]);
-    return plan;
+  createPlan(input: Plan | PlanInput): Promise<Plan> {
+    return this.#oneAtATime(async () => {
+      const now = this.#now();
+      const plan =
+        input instanceof Plan
+          ? input.clone()
+          : new Plan({ createdAt: now, ...input, subtasks: input.subtasks.map((s) => new SubTask({ createdAt: now, ...s })) });
+      if (plan.subtasks.length === 0) {
+        throw new ToolError("A plan needs at least one subtask. Call 'create_plan' again with a non-empty subtasks list.");
+      }
+      if (plan.subtasks.length > this.maxSubtasks) {
+        throw new ToolError(
+          `A plan may have at most ${this.maxSubtasks} subtasks; this one has ${plan.subtasks.length}. ` +
+            "Merge related steps and call 'create_plan' again.",
+        );
+      }
+      if (plan.id === this.#current?.id || this.storage.get(plan.id) !== null) plan.id = randomUUID();
+      for (const subtask of plan.subtasks) subtask.id = newSubTaskId();
+      const previous = this.#archivedCurrent(`Replaced by the plan '${plan.name}'.`);
+      await this.#commit({ current: plan, justFinished: null }, ...previous, [plan, "created"]);
+      return plan;
+    });
   }
 
   /** The detailed markdown of the subtasks at these indices. */
@@ -191,146 +194,156 @@ export class PlanNotebook implements Plugin {
       .join("\n\n");
   }
 
-  async updateSubtaskState(index: number, state: SettableSubTaskState): Promise<Plan> {
-    if ((state as string) === "done") throw new ToolError(DONE_NEEDS_FINISH_SUBTASK);
-    if (!SETTABLE_SUBTASK_STATES.includes(state)) {
-      throw new ToolError(`Unknown state '${String(state)}': use 'todo', 'in_progress' or 'abandoned'.`);
-    }
-    const current = this.#requirePlan();
-    const at = this.#checkIndex(current, index);
-    if (current.subtasks[at]!.state === state) return current;
-    const plan = current.clone();
-    const subtask = plan.subtasks[at]!;
-    if (subtask.state === "done") {
-      throw new ToolError(
-        `Subtask ${at} '${subtask.name}' is already done and stays done. To redo its work, add a new subtask ` +
-          "with 'revise_current_plan' (action='add').",
-      );
-    }
-    if (state === "in_progress") this.#checkCanStart(plan, at, "start");
-    const busy = plan.subtasks.findIndex((s) => s.state === "in_progress");
-    if (state === "todo" && busy > at) {
-      throw new ToolError(
-        `Subtask ${busy} '${plan.subtasks[busy]!.name}' is in progress and comes after subtask ${at}, so subtask ${at} cannot ` +
-          `be set back to 'todo': nothing open may come before the subtask in progress. Set subtask ${busy} back to 'todo' first, ` +
-          `or add a new subtask after it with 'revise_current_plan' (action='add') to redo the work.`,
-      );
-    }
-    subtask.state = state;
-    subtask.finishedAt = state === "abandoned" ? this.#now() : null;
-    if (state === "in_progress" && plan.state === "todo") plan.state = "in_progress";
-    await this.#commit({ current: plan }, [plan, "subtask-updated"]);
-    return plan;
+  updateSubtaskState(index: number, state: SettableSubTaskState): Promise<Plan> {
+    return this.#oneAtATime(async () => {
+      if ((state as string) === "done") throw new ToolError(DONE_NEEDS_FINISH_SUBTASK);
+      if (!SETTABLE_SUBTASK_STATES.includes(state)) {
+        throw new ToolError(`Unknown state '${String(state)}': use 'todo', 'in_progress' or 'abandoned'.`);
+      }
+      const current = this.#requirePlan();
+      const at = this.#checkIndex(current, index);
+      if (current.subtasks[at]!.state === state) return current;
+      const plan = current.clone();
+      const subtask = plan.subtasks[at]!;
+      if (subtask.state === "done") {
+        throw new ToolError(
+          `Subtask ${at} '${subtask.name}' is already done and stays done. To redo its work, add a new subtask ` +
+            "with 'revise_current_plan' (action='add').",
+        );
+      }
+      if (state === "in_progress") this.#checkCanStart(plan, at, "start");
+      const busy = plan.subtasks.findIndex((s) => s.state === "in_progress");
+      if (state === "todo" && busy > at) {
+        throw new ToolError(
+          `Subtask ${busy} '${plan.subtasks[busy]!.name}' is in progress and comes after subtask ${at}, so subtask ${at} cannot ` +
+            `be set back to 'todo': nothing open may come before the subtask in progress. Set subtask ${busy} back to 'todo' first, ` +
+            `or add a new subtask after it with 'revise_current_plan' (action='add') to redo the work.`,
+        );
+      }
+      subtask.state = state;
+      subtask.finishedAt = state === "abandoned" ? this.#now() : null;
+      if (state === "in_progress" && plan.state === "todo") plan.state = "in_progress";
+      await this.#commit({ current: plan }, [plan, "subtask-updated"]);
+      return plan;
+    });
   }
 
   /** Marks the subtask done with its outcome and starts the next todo subtask, if any. */
-  async finishSubtask(index: number, outcome: string): Promise<Plan> {
-    const plan = this.#requirePlan().clone();
-    const at = this.#checkIndex(plan, index);
-    const subtask = plan.subtasks[at]!;
-    if (subtask.state === "done") {
-      throw new ToolError(`Subtask ${at} '${subtask.name}' is already done; its outcome is recorded. Go on with the next subtask.`);
-    }
-    if (subtask.state === "abandoned") {
-      throw new ToolError(
-        `Subtask ${at} '${subtask.name}' was abandoned. Set it to 'in_progress' with 'update_subtask_state' before finishing it.`,
-      );
-    }
-    this.#checkCanStart(plan, at, "finish");
-    subtask.state = "done";
-    subtask.outcome = outcome;
-    subtask.finishedAt = this.#now();
-    // Only a todo subtask is started next: abandoned ones are skipped and done ones never reopened.
-    const next = plan.subtasks.findIndex((s, i) => i > at && s.state === "todo");
-    if (next >= 0) plan.subtasks[next]!.state = "in_progress";
-    if (plan.state === "todo") plan.state = "in_progress";
-    await this.#commit({ current: plan }, [plan, "subtask-finished"]);
-    return plan;
+  finishSubtask(index: number, outcome: string): Promise<Plan> {
+    return this.#oneAtATime(async () => {
+      const plan = this.#requirePlan().clone();
+      const at = this.#checkIndex(plan, index);
+      const subtask = plan.subtasks[at]!;
+      if (subtask.state === "done") {
+        throw new ToolError(`Subtask ${at} '${subtask.name}' is already done; its outcome is recorded. Go on with the next subtask.`);
+      }
+      if (subtask.state === "abandoned") {
+        throw new ToolError(
+          `Subtask ${at} '${subtask.name}' was abandoned. Set it to 'in_progress' with 'update_subtask_state' before finishing it.`,
+        );
+      }
+      this.#checkCanStart(plan, at, "finish");
+      subtask.state = "done";
+      subtask.outcome = outcome;
+      subtask.finishedAt = this.#now();
+      // Only a todo subtask is started next: abandoned ones are skipped and done ones never reopened.
+      const next = plan.subtasks.findIndex((s, i) => i > at && s.state === "todo");
+      if (next >= 0) plan.subtasks[next]!.state = "in_progress";
+      if (plan.state === "todo") plan.state = "in_progress";
+      await this.#commit({ current: plan }, [plan, "subtask-finished"]);
+      return plan;
+    });
   }
 
   /**
    * Adds a subtask before `index` (the number of subtasks appends), revises the one at `index`
    * (keeping its state and outcome), or deletes it.
    */
-  async reviseCurrentPlan(index: number, action: "add" | "revise" | "delete", subtask?: SubTaskRevision): Promise<Plan> {
-    const plan = this.#requirePlan().clone();
-    if (action === "add") {
-      const at = this.#checkIndex(plan, index, { allowEnd: true });
-      // Everything before the subtask in progress is done or abandoned; a new todo there would block it.
-      const busy = plan.subtasks.findIndex((s) => s.state === "in_progress");
-      if (busy >= at) {
-        throw new ToolError(
-          `Subtask ${busy} '${plan.subtasks[busy]!.name}' is in progress, and a new subtask cannot go before it. Add it at ` +
-            `subtask_idx ${busy + 1} to ${plan.subtasks.length} (after the subtask in progress), or set subtask ${busy} back to 'todo' first.`,
-        );
+  reviseCurrentPlan(index: number, action: "add" | "revise" | "delete", subtask?: SubTaskRevision): Promise<Plan> {
+    return this.#oneAtATime(async () => {
+      const plan = this.#requirePlan().clone();
+      if (action === "add") {
+        const at = this.#checkIndex(plan, index, { allowEnd: true });
+        // Everything before the subtask in progress is done or abandoned; a new todo there would block it.
+        const busy = plan.subtasks.findIndex((s) => s.state === "in_progress");
+        if (busy >= at) {
+          throw new ToolError(
+            `Subtask ${busy} '${plan.subtasks[busy]!.name}' is in progress, and a new subtask cannot go before it. Add it at ` +
+              `subtask_idx ${busy + 1} to ${plan.subtasks.length} (after the subtask in progress), or set subtask ${busy} back to 'todo' first.`,
+          );
+        }
+        const missing = (["name", "description", "expectedOutcome"] as const).filter((key) => subtask?.[key] === undefined);
+        if (missing.length > 0) {
+          throw new ToolError(`To add a subtask, give its ${missing.map(snakeCase).join(", ")} in the 'subtask' argument.`);
+        }
+        if (plan.subtasks.length >= this.maxSubtasks) {
+          throw new ToolError(
+            `The plan already has ${plan.subtasks.length} subtasks, the most allowed. Delete or merge subtasks ` +
+              "with 'revise_current_plan' before adding another.",
+          );
+        }
+        plan.subtasks.splice(at, 0, new SubTask({ ...(subtask as SubTaskInput), createdAt: this.#now() }));
+      } else if (action === "revise") {
+        const at = this.#checkIndex(plan, index);
+        const fields = Object.entries(subtask ?? {}).filter(([, value]) => value !== undefined);
+        if (fields.length === 0) {
+          throw new ToolError("To revise a subtask, give the fields to change (name, description, expected_outcome) in 'subtask'.");
+        }
+        Object.assign(plan.subtasks[at]!, Object.fromEntries(fields));
+      } else {
+        const at = this.#checkIndex(plan, index);
+        if (plan.subtasks.length === 1) {
+          throw new ToolError(
+            "This is the plan's only subtask, and a plan needs at least one. To give up the plan, call 'finish_plan' with state='abandoned'.",
+          );
+        }
+        plan.subtasks.splice(at, 1);
       }
-      const missing = (["name", "description", "expectedOutcome"] as const).filter((key) => subtask?.[key] === undefined);
-      if (missing.length > 0) {
-        throw new ToolError(`To add a subtask, give its ${missing.map(snakeCase).join(", ")} in the 'subtask' argument.`);
-      }
-      if (plan.subtasks.length >= this.maxSubtasks) {
-        throw new ToolError(
-          `The plan already has ${plan.subtasks.length} subtasks, the most allowed. Delete or merge subtasks ` +
-            "with 'revise_current_plan' before adding another.",
-        );
-      }
-      plan.subtasks.splice(at, 0, new SubTask({ ...(subtask as SubTaskInput), createdAt: this.#now() }));
-    } else if (action === "revise") {
-      const at = this.#checkIndex(plan, index);
-      const fields = Object.entries(subtask ?? {}).filter(([, value]) => value !== undefined);
-      if (fields.length === 0) {
-        throw new ToolError("To revise a subtask, give the fields to change (name, description, expected_outcome) in 'subtask'.");
-      }
-      Object.assign(plan.subtasks[at]!, Object.fromEntries(fields));
-    } else {
-      const at = this.#checkIndex(plan, index);
-      if (plan.subtasks.length === 1) {
-        throw new ToolError(
-          "This is the plan's only subtask, and a plan needs at least one. To give up the plan, call 'finish_plan' with state='abandoned'.",
-        );
-      }
-      plan.subtasks.splice(at, 1);
-    }
-    await this.#commit({ current: plan }, [plan, "revised"]);
-    return plan;
+      await this.#commit({ current: plan }, [plan, "revised"]);
+      return plan;
+    });
   }
 
   /** Finishes the current plan as done or abandoned and archives it; returns the finished plan. */
-  async finishPlan(state: "done" | "abandoned", outcome: string): Promise<Plan> {
-    const plan = this.#requirePlan().clone();
-    if (state === "done") {
-      const open = plan.subtasks.flatMap((s, i) => (s.state === "todo" || s.state === "in_progress" ? [`${i} '${s.name}'`] : []));
-      if (open.length > 0) {
-        throw new ToolError(
-          `The plan cannot be finished as done: subtask ${open.join(", ")} ${open.length === 1 ? "is" : "are"} not finished. ` +
-            "Finish them with 'finish_subtask', mark them 'abandoned' with 'update_subtask_state', or call 'finish_plan' with state='abandoned'.",
-        );
+  finishPlan(state: "done" | "abandoned", outcome: string): Promise<Plan> {
+    return this.#oneAtATime(async () => {
+      const plan = this.#requirePlan().clone();
+      if (state === "done") {
+        const open = plan.subtasks.flatMap((s, i) => (s.state === "todo" || s.state === "in_progress" ? [`${i} '${s.name}'`] : []));
+        if (open.length > 0) {
+          throw new ToolError(
+            `The plan cannot be finished as done: subtask ${open.join(", ")} ${open.length === 1 ? "is" : "are"} not finished. ` +
+              "Finish them with 'finish_subtask', mark them 'abandoned' with 'update_subtask_state', or call 'finish_plan' with state='abandoned'.",
+          );
+        }
       }
-    }
-    plan.state = state;
-    plan.outcome = outcome;
-    plan.finishedAt = this.#now();
-    await this.#commit({ current: null, justFinished: plan }, [plan, "finished"]);
-    return plan;
+      plan.state = state;
+      plan.outcome = outcome;
+      plan.finishedAt = this.#now();
+      await this.#commit({ current: null, justFinished: plan }, [plan, "finished"]);
+      return plan;
+    });
   }
 
   /** Makes an archived plan current again; the plan that was current is archived. */
-  async recoverHistoricalPlan(planId: string): Promise<Plan> {
-    if (planId === this.#current?.id) {
-      throw new ToolError(`Plan '${planId}' is already the current plan; there is nothing to recover.`);
-    }
-    const data = this.storage.get(planId);
-    if (data === null) {
-      throw new ToolError(`No archived plan has the id '${planId}'. Call 'view_historical_plans' to list them with their ids.`);
-    }
-    const plan = Plan.fromJSON(data);
-    const previous = this.#archivedCurrent(`Set aside when the plan '${plan.name}' was recovered.`);
-    // Reopened: it is being worked on again, so it is no longer finished.
-    plan.state = plan.subtasks.every((s) => s.state === "todo") ? "todo" : "in_progress";
-    plan.outcome = null;
-    plan.finishedAt = null;
-    await this.#commit({ current: plan, justFinished: null }, ...previous, [plan, "recovered"]);
-    return plan;
+  recoverHistoricalPlan(planId: string): Promise<Plan> {
+    return this.#oneAtATime(async () => {
+      if (planId === this.#current?.id) {
+        throw new ToolError(`Plan '${planId}' is already the current plan; there is nothing to recover.`);
+      }
+      const data = this.storage.get(planId);
+      if (data === null) {
+        throw new ToolError(`No archived plan has the id '${planId}'. Call 'view_historical_plans' to list them with their ids.`);
+      }
+      const plan = Plan.fromJSON(data);
+      const previous = this.#archivedCurrent(`Set aside when the plan '${plan.name}' was recovered.`);
+      // Reopened: it is being worked on again, so it is no longer finished.
+      plan.state = plan.subtasks.every((s) => s.state === "todo") ? "todo" : "in_progress";
+      plan.outcome = null;
+      plan.finishedAt = null;
+      await this.#commit({ current: plan, justFinished: null }, ...previous, [plan, "recovered"]);
+      return plan;
+    });
   }
 
   /** Closes the storage, when it has something to close (Agent.close calls this); a second call is harmless. */
@@ -390,7 +403,7 @@ export class PlanNotebook implements Plugin {
    * Stores plans together with which one is current: atomically when the storage can; otherwise
    * plan by plan, putting back the plans already written when one fails.
    */
-  #store(plans: PlanData[], currentId: string | null): void {
+  #store(plans: PlanData[], currentId: string | null): void | Promise<void> {
     if (this.storage.commit) return this.storage.commit(plans, currentId);
     const written: { plan: PlanData; before: PlanData | null }[] = [];
     try {
@@ -467,12 +480,24 @@ export class PlanNotebook implements Plugin {
    * and hooks. A failed write thus leaves notebook and storage as they were. Units of work are
    * announced here, inside the tool call that made the change, so they land in its turn.
    */
+  /**
+   * Runs one change after the one before it has been stored: a turn's calls run at once, and with a
+   * storage that writes over the network each would otherwise decide on a plan another is changing.
+   */
+  #oneAtATime<T>(change: () => Promise<T>): Promise<T> {
+    const next = this.#changes.then(change);
+    this.#changes = next.catch(() => undefined);
+    return next;
+  }
+
   async #commit(next: { current: Plan | null; justFinished?: Plan | null }, ...changes: [Plan, PlanChange][]): Promise<void> {
     try {
-      this.#store(
+      const stored = this.#store(
         changes.map(([plan]) => plan.toJSON()),
         next.current?.id ?? null,
       );
+      // Only a storage that writes over the network waits here: a local one stays in step with the call.
+      if (stored) await stored;
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       throw new ToolError(

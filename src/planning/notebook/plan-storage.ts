@@ -21,8 +21,9 @@ export interface PlanStorage {
    * For persistent storages: stores the changed plans and records which plan is now current (null for
    * none) in one atomic write. A process killed right after a tool call then leaves plans and current
    * plan agreeing, however old the agent's last checkpoint is. Without it the notebook calls `add`.
+   * A storage that writes over the network returns a promise; the change counts once it resolves.
    */
-  commit?(plans: PlanData[], currentId: string | null): void;
+  commit?(plans: PlanData[], currentId: string | null): void | Promise<void>;
   /** The current plan id recorded by the last `commit`: null for none, undefined when never recorded. */
   currentPlanId?(): string | null | undefined;
   /** Releases what the storage holds open (a file it opened); calling it again is harmless. */

@@ -18,6 +18,7 @@ describe("WorkflowSession", () => {
         maxRounds: 1,
         onEvent,
       }),
+      async () => undefined,
     );
     const outcome = await session.run("x?", new AbortController().signal);
     expect(outcome).toEqual({ text: "No final answer after 1 planning rounds. Still missing: need more", stopReason: "no-answer" });

@@ -7,8 +7,8 @@ import type { Checklist } from "./checklist.js";
 export type SessionOutcome = { text: string; stopReason: StopReason | "no-answer"; pending?: PendingCall[] };
 
 /**
- * One strategy, ready to run a task in the CLI: an agent with a planning plugin, or a
- * plan-then-execute workflow. The CLI only talks to this, whatever the strategy.
+ * One strategy, ready to run a task: an agent with a planning plugin, or a
+ * plan-then-execute workflow. The run layer only talks to this, whatever the strategy.
  */
 export interface StrategySession {
   readonly strategy: string;

@@ -11,15 +11,14 @@ import type { TaskStore } from "../planning/tasks/task-store.js";
 import { todoList } from "../planning/todos/todo-list.js";
 import { LLMCompiler } from "../planning/workflows/llm-compiler/llm-compiler.js";
 import { PlanAndExecute } from "../planning/workflows/plan-and-execute/plan-and-execute.js";
-import type { PlanApprover } from "../planning/workflows/plan-approval.js";
 import { PlanTool } from "../planning/workflows/plan-tool/plan-tool.js";
 import { Rewoo } from "../planning/workflows/rewoo/rewoo.js";
-import type { SqliteDatabase } from "../stores/sqlite-database.js";
-import { SqlitePlanStorage } from "../stores/sqlite-plan-storage.js";
+import type { PlanStorage } from "../planning/notebook/plan-storage.js";
 import { AgentSession } from "./agent-session.js";
-import { APPROVAL_MODES, type ApprovalMode } from "./approval-prompt.js";
+import { checkpointBeforeTools } from "./checkpoint-before-tools.js";
+import { APPROVAL_MODES, type ApprovalMode } from "./approval-mode.js";
 import { planChecklist, tasksChecklist, todosChecklist } from "./checklist.js";
-import { CliError } from "./cli-error.js";
+import { RunInputError } from "./run-input-error.js";
 import type { StrategySession } from "./strategy-session.js";
 import { WorkflowProgress } from "./workflow-progress.js";
 import { WorkflowSession } from "./workflow-session.js";
@@ -36,16 +35,15 @@ export type StrategyContext = {
   models: ModelsByRole;
   /** The workspace tools (read-only and write). */
   tools: Tool[];
-  /** The embedded SQLite file: plans live there. */
-  db: SqliteDatabase;
+  /** Where the notebook keeps the run's plans; without one they live in its checkpoint. */
+  planStorage?: () => PlanStorage;
   /** Where the board lives: the SQLite file by default, PostgreSQL with --store. */
   taskStore: () => TaskStore;
   permissions?: PermissionPolicy;
-  /**
-   * Set when new plans wait for the user: workflows ask it before running a plan; the notebook pauses
-   * its run on create_plan instead (resumed with the other pending calls).
-   */
-  approvePlan?: PlanApprover;
+  /** New plans wait for the user: the run pauses on them (create_plan, the plan tool, a workflow's plan). */
+  approvePlans?: boolean;
+  /** Saves the run's checkpoint now: an agent's before its tool calls run, a workflow's after each step. */
+  checkpoint: () => Promise<void>;
   maxSteps?: number;
   /** Fold finished plan units out of the context past this many tokens (default: contextFolding's). */
   contextBudget?: number;
@@ -57,13 +55,14 @@ what you did and where the results are.`;
 
 export function parseStrategy(name: string): StrategyName {
   if ((STRATEGIES as readonly string[]).includes(name)) return name as StrategyName;
-  throw new CliError(`unknown strategy "${name}"; use one of: ${STRATEGIES.join(", ")}`);
+  throw new RunInputError(`unknown strategy "${name}"; use one of: ${STRATEGIES.join(", ")}`);
 }
 
 /**
- * The `--approval` modes each strategy honours. Workflows run their steps' tools in sub-agents and
- * workers that cannot pause for one call, so only the plan can wait for the user (plan-tool,
- * plan-execute), or nothing can (rewoo, compiler).
+ * The `--approval` modes each strategy honours. Every strategy waits the same way, paused into its
+ * saved run; what can wait differs: workflows run their steps' tools in sub-agents and workers that
+ * do not pause for one call, so only the plan waits (plan-tool, plan-execute), or nothing does
+ * (rewoo, compiler, which have no plan approval).
  */
 const APPROVAL_BY_STRATEGY: Record<StrategyName, readonly ApprovalMode[]> = {
   notebook: APPROVAL_MODES,
@@ -85,7 +84,7 @@ export function checkApprovalMode(strategy: StrategyName, mode: ApprovalMode): v
   }
   const supported = [...groups].map(([modes, names]) => `${names.join(", ")}: ${modes}`).join("; ");
   const reason = mode === "plan" ? "it cannot pause its plan for approval" : "its workers run tools without asking";
-  throw new CliError(`--approval ${mode} does not work with the ${strategy} strategy (${reason}); supported modes: ${supported}`);
+  throw new RunInputError(`--approval ${mode} does not work with the ${strategy} strategy (${reason}); supported modes: ${supported}`);
 }
 
 export function createSession(strategy: StrategyName, ctx: StrategyContext): StrategySession {
@@ -96,15 +95,16 @@ export function createSession(strategy: StrategyName, ctx: StrategyContext): Str
     systemPrompt: SYSTEM_PROMPT,
     model: ctx.models("agent"),
     tools: [...tools, askUserTool()],
-    plugins: [...plugins, folding()],
+    // Last, so the checkpoint holds the calls as the other plugins left them.
+    plugins: [...plugins, folding(), checkpointBeforeTools(ctx.checkpoint)],
     ...(ctx.permissions ? { permissions: ctx.permissions } : {}),
     ...(ctx.maxSteps ? { maxSteps: ctx.maxSteps } : {}),
   });
   switch (strategy) {
     case "notebook": {
       const notebook = new PlanNotebook({
-        storage: new SqlitePlanStorage(ctx.db, { scope: ctx.runId }),
-        planApproval: ctx.approvePlan !== undefined,
+        ...(ctx.planStorage ? { storage: ctx.planStorage() } : {}),
+        planApproval: ctx.approvePlans === true,
       });
       const agent = new Agent(agentOptions([notebook], ctx.tools));
       return new AgentSession(strategy, agent, async () => planChecklist(notebook.currentPlan));
@@ -125,7 +125,7 @@ export function createSession(strategy: StrategyName, ctx: StrategyContext): Str
         plannerModel: ctx.models("planner"),
         executorModel: ctx.models("executor"),
         tools: ctx.tools,
-        ...(ctx.approvePlan ? { approvePlan: ctx.approvePlan } : {}),
+        ...(ctx.approvePlans ? { approvePlans: true } : {}),
       });
       const agent = new Agent(agentOptions([planTool], ctx.tools));
       // The plan tool's workflow events reach the agent it is attached to.
@@ -143,8 +143,9 @@ export function createSession(strategy: StrategyName, ctx: StrategyContext): Str
             tools: ctx.tools,
             executorPlugins: () => [folding()],
             onEvent,
-            ...(ctx.approvePlan ? { approvePlan: ctx.approvePlan } : {}),
+            ...(ctx.approvePlans ? { approvePlans: true } : {}),
           }),
+        ctx.checkpoint,
       );
     case "rewoo":
       return new WorkflowSession(
@@ -157,11 +158,13 @@ export function createSession(strategy: StrategyName, ctx: StrategyContext): Str
             tools: ctx.tools,
             onEvent,
           }),
+        ctx.checkpoint,
       );
     case "compiler":
       return new WorkflowSession(
         strategy,
         (onEvent) => new LLMCompiler({ model: ctx.models("planner"), joinerModel: ctx.models("joiner"), tools: ctx.tools, onEvent }),
+        ctx.checkpoint,
       );
   }
 }

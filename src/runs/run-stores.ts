@@ -1,0 +1,100 @@
+import pg from "pg";
+import type { PlanStorage } from "../planning/notebook/plan-storage.js";
+import type { TaskStore } from "../planning/tasks/task-store.js";
+import { PostgresPlanStorage } from "../stores/postgres-plan-storage.js";
+import { PostgresRunStore } from "../stores/postgres-run-store.js";
+import { PostgresTaskStore } from "../stores/postgres-task-store.js";
+import type { RunStore } from "../stores/run-store.js";
+import { openSqliteDatabase } from "../stores/sqlite-database.js";
+import { SqlitePlanStorage } from "../stores/sqlite-plan-storage.js";
+import { SqliteRunStore } from "../stores/sqlite-run-store.js";
+import { SqliteTaskStore } from "../stores/sqlite-task-store.js";
+import { RunInputError } from "./run-input-error.js";
+
+/**
+ * Everything a run keeps, in one place: the runs themselves, the notebook's plans and the task
+ * boards. One connection (a SQLite file, a PostgreSQL pool) serves all of them.
+ */
+export interface RunStores {
+  /** Where they are, fit to print: a file path, or a URL without its password. */
+  readonly location: string;
+  readonly runs: RunStore;
+  /** The notebook's plans of one scope (a run's id), loaded and ready. */
+  plans(scope: string): Promise<PlanStorage>;
+  board(boardId: string): TaskStore;
+  close(): Promise<void>;
+}
+
+const POSTGRES_URL = /^postgres(ql)?:\/\//;
+
+/** A SQLite file path, or a `postgres://user@host:port/db` URL (the password may come from PGPASSWORD). */
+export function openStores(location: string): RunStores {
+  if (POSTGRES_URL.test(location)) return postgresStores(location);
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(location)) {
+    throw new RunInputError(`unknown store "${redactUrl(location)}"; use a SQLite file path or a postgres://user@host:port/db URL`);
+  }
+  return sqliteStores(location);
+}
+
+function sqliteStores(file: string): RunStores {
+  const db = openSqliteDatabase(file);
+  const runs = new SqliteRunStore(db);
+  return {
+    location: file,
+    runs,
+    plans: async (scope) => new SqlitePlanStorage(db, { scope }),
+    board: (boardId) => new SqliteTaskStore({ db, boardId }),
+    async close() {
+      await runs.close();
+      db.close();
+    },
+  };
+}
+
+function postgresStores(url: string): RunStores {
+  const pool = new pg.Pool({ connectionString: url });
+  // An idle connection that drops emits 'error', which would end the process unheard; the pool has discarded it already.
+  pool.on("error", () => undefined);
+  return {
+    location: redactUrl(url),
+    runs: new PostgresRunStore({ pool }),
+    plans: (scope) => PostgresPlanStorage.open({ pool, scope }),
+    board: (boardId) => new PostgresTaskStore({ pool, boardId }),
+    close: () => pool.end(),
+  };
+}
+
+/** Fails early, in one line, when the store cannot be reached. */
+export async function checkStores(stores: RunStores): Promise<void> {
+  try {
+    await stores.runs.listRuns(1);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message || error.name : String(error);
+    throw new StoreUnreachableError(`cannot reach the store ${stores.location}: ${reason.split("\n")[0]}`, { cause: error });
+  }
+}
+
+/** Fails early, in one line, when a task board cannot be reached. */
+export async function checkTaskStore(store: TaskStore, location: string): Promise<void> {
+  try {
+    await store.list();
+  } catch (error) {
+    await store.close().catch(() => undefined);
+    const reason = error instanceof Error ? error.message || error.name : String(error);
+    throw new StoreUnreachableError(`cannot reach the task store ${location}: ${reason.split("\n")[0]}`, { cause: error });
+  }
+}
+
+/** The store is down or refuses us: not the caller's input, so not a RunInputError. */
+export class StoreUnreachableError extends Error {
+  override name = "StoreUnreachableError";
+}
+
+/** The `user:password@` part of a URL (group 1 is `//user`), and a `password=` query parameter (pg reads those too). */
+const USER_AND_PASSWORD = /(\/\/[^:/@]*):[^@]*@/;
+const PASSWORD_PARAMETER = /([?&])password=[^&#]*(&?)/i;
+
+/** A URL's password never reaches the terminal. */
+function redactUrl(url: string): string {
+  return url.replace(USER_AND_PASSWORD, "$1:***@").replace(PASSWORD_PARAMETER, "$1password=***$2");
+}
