@@ -79,6 +79,19 @@ describe("openTelemetry", () => {
     expect(tools[0]!.startTime[0] * 1e9 + tools[0]!.startTime[1]).toBeGreaterThanOrEqual(firstChat.endTime[0] * 1e9 + firstChat.endTime[1]);
   });
 
+  it("ends the spans of a run aborted mid-call, the model call's included", async () => {
+    const t = tracing();
+    const agent = new Agent({ name: "slow", model: scriptedModel(["never"], { latencyMs: 60_000 }), plugins: [openTelemetry({ tracer: t.tracer })] });
+    const controller = new AbortController();
+    agent.on((event) => {
+      if (event.type === "model-start") controller.abort();
+    });
+    expect((await agent.run("x", { signal: controller.signal })).stopReason).toBe("aborted");
+    expect(t.spans().map((s) => s.name).sort()).toEqual(["chat scripted", "invoke_agent slow"]);
+    expect(t.one("invoke_agent slow").attributes["stepwise.stop_reason"]).toBe("aborted");
+    expect(t.parentOf(t.one("chat scripted"))?.name).toBe("invoke_agent slow");
+  });
+
   it("uses the global tracer when given none", async () => {
     const t = tracing();
     const exporter = new InMemorySpanExporter();
