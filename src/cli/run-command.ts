@@ -11,6 +11,7 @@ import { parseApprovalMode } from "../runs/approval-mode.js";
 import { CliError } from "./cli-error.js";
 import { modelsFor } from "./model-option.js";
 import { storePaths } from "./stepwise-home.js";
+import { otlpTracing } from "./otlp-export.js";
 import { liveChecklistView, plainLogView, type RunView } from "./run-view.js";
 import { askForDecisions, type Approver } from "./approval-prompt.js";
 import { exitCodeOf } from "./run-endings.js";
@@ -78,8 +79,13 @@ export async function runCommand(task: string | undefined, opts: RunCommandOptio
   try {
     const view: RunView = io.stdout.isTTY ? liveChecklistView(io.stdout, io.stderr) : plainLogView(io.stdout, io.stderr);
     const stopping = interruptible(view);
+    const tracing = otlpTracing(process.env, io.stderr);
     try {
-      const drive = { signal: stopping.signal, onEvent: view.event };
+      const onEvent = (event: AgentEvent) => {
+        tracing?.onEvent(event);
+        view.event(event);
+      };
+      const drive = { signal: stopping.signal, onEvent };
       const handle = await cliErrors(async () => {
         if (opts.resume) {
           const previous = await runToResume(runs, opts.resume);
@@ -102,6 +108,7 @@ export async function runCommand(task: string | undefined, opts: RunCommandOptio
       return exitCodeOf(outcome.stopReason === "final" ? "answered" : outcome.stopReason);
     } finally {
       stopping.off();
+      await tracing?.shutdown();
     }
   } finally {
     await runs.close();

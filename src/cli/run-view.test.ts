@@ -149,3 +149,73 @@ describe("live checklist notices", () => {
     expect(chunks[1]).toBe("\x1b[3A\x1b[J");
   });
 });
+
+describe("the answer as it is written", () => {
+  const runStart: AgentEvent = { type: "run-start", agent: "a", time: 0, runId: "r1", input: "Weather?" };
+  const delta = (text: string, runId = "r1"): AgentEvent => ({ type: "text-delta", agent: "a", time: 0, runId, step: 1, text });
+  const modelEnd = (content: string): AgentEvent => ({
+    type: "model-end",
+    agent: "a",
+    time: 0,
+    runId: "r1",
+    step: 1,
+    message: { role: "assistant", content },
+    durationMs: 5,
+  });
+
+  it("plain log: prints the agent's text as it comes, not a sub-agent's or a workflow planner's, and does not repeat the answer", () => {
+    const { chunks, stream } = sink();
+    const view = plainLogView(stream, stream);
+    view.event({ ...runStart, runId: "sub", parent: { runId: "r1", agent: "a" } });
+    view.event(runStart);
+    view.event(delta("Sunny "));
+    view.event(delta("(helper text)", "sub"));
+    view.event(delta("(a plan)", "workflow-run"));
+    view.event(delta("in Oslo."));
+    view.event(modelEnd("Sunny in Oslo."));
+    view.finish(["", "Sunny in Oslo."]);
+    expect(chunks.join("")).toBe("Sunny in Oslo.\n\n");
+  });
+
+  it("plain log: a tool line during the text starts on its own line; planning and folding say what they did", () => {
+    const { chunks, stream } = sink();
+    const view = plainLogView(stream, stream);
+    view.event({ type: "workflow-planning-started", agent: "llm-compiler", time: 0, workflow: "llm-compiler", round: 1 });
+    view.event(runStart);
+    view.event(delta("Reading"));
+    view.event(toolEnd);
+    view.event({
+      type: "context-folded",
+      agent: "a",
+      time: 0,
+      units: [],
+      digested: [],
+      stubbed: [],
+      tokensBefore: 9000,
+      tokensAfter: 4000,
+      tokensSaved: 5000,
+      prefixBreaks: 1,
+    });
+    expect(chunks.join("")).toBe(
+      'planning (round 1)…\nReading\n· read_file {"path":"a.md"} → 1 hello\ncontext folded: 0 unit(s); request ~9,000 → ~4,000 tokens\n',
+    );
+  });
+
+  it("live view: the checklist steps aside while text is written and comes back when the call ends", () => {
+    const { chunks, stream } = sink();
+    const view = liveChecklistView(stream);
+    view.event(checklist(["in_progress"]));
+    view.event(runStart);
+    view.event(delta("Work"));
+    view.event(delta("ing."));
+    view.event(modelEnd("Working."));
+    expect(chunks).toEqual([
+      "Report (0/1 done)\n  [>] 0. step 0\n",
+      "\x1b[2A\x1b[J",
+      "Work",
+      "ing.",
+      "\n",
+      "Report (0/1 done)\n  [>] 0. step 0\n",
+    ]);
+  });
+});

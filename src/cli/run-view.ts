@@ -1,6 +1,7 @@
 import type { AgentEvent } from "../core/events.js";
 import type { Checklist, ChecklistItem } from "../runs/checklist.js";
 import { checklistLines, oneLine } from "./checklist-text.js";
+import { WrittenText } from "./written-text.js";
 
 /** How a run shows on a terminal: a live checklist, or plain log lines when stdout is not a terminal. */
 export interface RunView {
@@ -49,28 +50,39 @@ export function plainLogView(out: NodeJS.WritableStream, err: NodeJS.WritableStr
   let lastCount = "";
   let lastHintLine = "";
   const started = new Set<string>();
+  // The agent's answer is written as it comes; any other line starts on a line of its own.
+  const text = new WrittenText(out);
+  const log = {
+    write: (chunk: string) => {
+      text.breakLine();
+      out.write(chunk);
+    },
+  };
   return {
     event(event) {
-      if (event.type === "tool-end") out.write(`${toolLine(event)}\n`);
+      if (text.event(event)) return;
+      if (event.type === "tool-end") log.write(`${toolLine(event)}\n`);
       else if (event.type === "checklist-updated") {
         const { title, items } = event.checklist;
         const done = items.filter((i) => i.status === "done").length;
         const count = `${title} ${done}/${items.length} done`;
         const now = newlyStarted(items, started);
         const nowText = oneLine(now.map((item) => oneLine(item.label, 60)).join(", "), 120);
-        if (count !== lastCount) out.write(`plan: ${count}${now.length > 0 ? `; now: ${nowText}` : ""}\n`);
-        else if (now.length > 0) out.write(`now: ${nowText}\n`);
+        if (count !== lastCount) log.write(`plan: ${count}${now.length > 0 ? `; now: ${nowText}` : ""}\n`);
+        else if (now.length > 0) log.write(`now: ${nowText}\n`);
         lastCount = count;
       } else if (event.type === "hint-added") {
         const line = hintLine(event);
-        if (line !== lastHintLine) out.write(`${line}\n`);
+        if (line !== lastHintLine) log.write(`${line}\n`);
         lastHintLine = line;
-      } else if (event.type === "context-folded") out.write(`${foldLine(event)}\n`);
+      } else if (event.type === "workflow-planning-started") log.write(`planning (round ${event.round})…\n`);
+      else if (event.type === "context-folded") log.write(`${foldLine(event)}\n`);
     },
     // After the terminal's own "^C" echo, when there is one.
-    notice: (text) => void err.write(`\n${text}`),
+    notice: (notice) => void err.write(`\n${notice}`),
     finish(lines) {
-      for (const line of lines) out.write(`${line}\n`);
+      text.breakLine();
+      for (const line of text.closing(lines)) out.write(`${line}\n`);
     },
   };
 }
@@ -94,8 +106,10 @@ export function liveChecklistView(out: Terminal, err: NodeJS.WritableStream = ou
     if (drawn > 0) out.write(`\x1b[${drawn}A\x1b[J`);
     drawn = 0;
   };
+  // While the agent's answer is being written the checklist stays away, so the text flows in one place.
+  const text = new WrittenText(out, erase);
   const draw = () => {
-    if (!checklist) return;
+    if (!checklist || text.writing) return;
     let lines = checklistLines(checklist).map(fit);
     const room = (out.rows ?? 0) - 2;
     if (room > 1 && lines.length > room) lines = [...lines.slice(0, room - 1), `  … ${lines.length - room + 1} more`];
@@ -104,11 +118,14 @@ export function liveChecklistView(out: Terminal, err: NodeJS.WritableStream = ou
   };
   const above = (write: () => void) => {
     erase();
+    text.breakLine();
     write();
     draw();
   };
   return {
     event(event) {
+      if (text.event(event)) return;
+      if (event.type === "model-end" && drawn === 0) draw();
       if (event.type === "tool-end") above(() => out.write(`${fit(toolLine(event))}\n`));
       else if (event.type === "context-folded") above(() => out.write(`${fit(foldLine(event))}\n`));
       else if (event.type === "checklist-updated") {
@@ -117,11 +134,12 @@ export function liveChecklistView(out: Terminal, err: NodeJS.WritableStream = ou
         draw();
       }
     },
-    notice: (text) => above(() => err.write(text)),
+    notice: (notice) => above(() => err.write(notice)),
     finish(lines) {
+      text.breakLine();
       erase();
       if (checklist) out.write(`${checklistLines(checklist).join("\n")}\n`);
-      for (const line of lines) out.write(`${line}\n`);
+      for (const line of text.closing(lines)) out.write(`${line}\n`);
     },
   };
 }

@@ -319,11 +319,13 @@ describe("Events", () => {
     expect(types).toEqual([
       "run-start",
       "model-start",
+      "tool-call-start",
       "model-end",
       "tool-start",
       "tool-end",
       "turn-end",
       "model-start",
+      "text-delta",
       "model-end",
       "run-end",
     ]);
@@ -364,7 +366,7 @@ describe("Memory rewriting", () => {
     const seen: string[] = [];
     const observer: Plugin = { name: "observer", attach: (host) => void host.on((e) => seen.push(e.type)) };
     await new Agent({ model: scriptedModel(["hi"]), plugins: [observer] }).run("x");
-    expect(seen).toEqual(["run-start", "model-start", "model-end", "run-end"]);
+    expect(seen).toEqual(["run-start", "model-start", "text-delta", "model-end", "run-end"]);
   });
 });
 

@@ -2,9 +2,17 @@ import { randomUUID } from "node:crypto";
 import { ABORTED, linkSignals, raceAbort } from "./abort.js";
 import { checkDecisions, type ApprovalDecision, type ApprovalDecisions, type PendingCall, type PendingTurn } from "./approval.js";
 import { boundedQuote } from "./bounded-quote.js";
-import { EventHub, stampEvent, type AgentEvent, type AgentEventInit, type AgentEventListener } from "./events.js";
+import {
+  EventHub,
+  stampEvent,
+  type AgentEvent,
+  type AgentEventInit,
+  type AgentEventListener,
+  type EventParent,
+  type EventScope,
+} from "./events.js";
 import { cloneMessages, type AssistantMessage, type Message, type ToolCall, type ToolMessage } from "./messages.js";
-import { addUsage, type ChatModel, type Usage } from "./model.js";
+import { addUsage, type ChatModel, type ModelRequest, type ModelResponse, type Usage } from "./model.js";
 import { decidePermission, type PermissionPolicy } from "./permissions.js";
 import type { AfterModelContext, Plugin, PluginHost } from "./plugin.js";
 import type { RunResult, StopReason } from "./run-result.js";
@@ -29,6 +37,8 @@ export interface AgentOptions {
 
 export interface RunOptions {
   signal?: AbortSignal;
+  /** The run this one serves (a workflow step, the tool call that started it); every event carries it. */
+  parent?: EventParent;
 }
 
 const DEFAULT_MAX_STEPS = 50;
@@ -54,7 +64,11 @@ export class Agent {
   #pending: PendingTurn | undefined;
   #usage: Usage = ZERO_USAGE;
   #running = false;
+  /** The run in progress, which stamps every event. */
+  #scope: EventScope = {};
   readonly #events = new EventHub();
+  /** Events forwarded from nested runs, which plugins see only when they ask to. */
+  readonly #nested = new WeakSet<AgentEvent>();
 
   constructor(opts: AgentOptions) {
     this.name = opts.name ?? "agent";
@@ -80,7 +94,8 @@ export class Agent {
     const host: PluginHost = {
       agentName: this.name,
       emit: (event) => this.#emit(event),
-      on: (listener) => this.#events.on(listener),
+      on: (listener, opts) =>
+        this.#events.on(opts?.nested ? listener : (event) => void (this.#nested.has(event) || listener(event))),
     };
     for (const plugin of this.plugins) plugin.attach?.(host);
   }
@@ -111,7 +126,7 @@ export class Agent {
 
   async run(input: string, opts: RunOptions = {}): Promise<RunResult> {
     this.#assertNotPending();
-    return this.#exclusive(async () => {
+    return this.#exclusive(opts, async () => {
       this.#memory.push({ role: "user", content: input });
       this.#emit({ type: "run-start", input });
       return this.#loop(opts.signal);
@@ -127,7 +142,7 @@ export class Agent {
     this.#assertNotPending();
     const last = this.#memory.at(-1);
     if (!last) throw new Error(`Agent "${this.name}" has no memory to continue from; call run(input) instead.`);
-    return this.#exclusive(async () => {
+    return this.#exclusive(opts, async () => {
       if (last.role === "assistant" && !last.toolCalls?.length) {
         const result = { text: last.content, messages: cloneMessages(this.#memory), steps: 0, usage: { ...ZERO_USAGE } };
         return { ...result, stopReason: "final" as const };
@@ -161,7 +176,7 @@ export class Agent {
     const pending = this.#pending;
     if (!pending) throw new Error(`Agent "${this.name}" has nothing to resume: it is not waiting for a decision.`);
     checkDecisions(pending.awaiting, decisions);
-    return this.#exclusive(async () => {
+    return this.#exclusive(opts, async () => {
       this.#emit({ type: "run-resumed", decisions: pending.awaiting.length });
       const results = { ...pending.results };
       await Promise.all(
@@ -187,7 +202,7 @@ export class Agent {
       wake?.();
     });
     const signal = linkSignals(opts.signal, controller.signal);
-    this.run(input, signal ? { signal } : {}).then(
+    this.run(input, { ...(signal ? { signal } : {}), ...(opts.parent ? { parent: opts.parent } : {}) }).then(
       () => {
         finished = true;
         wake?.();
@@ -253,12 +268,15 @@ export class Agent {
   }
 
   #emit(event: AgentEventInit): void {
-    this.#events.emit(stampEvent(event, this.name));
+    const stamped = stampEvent(event, this.name, this.#scope);
+    if (stamped === event) this.#nested.add(stamped);
+    this.#events.emit(stamped);
   }
 
-  async #exclusive(body: () => Promise<RunResult>): Promise<RunResult> {
+  async #exclusive(opts: RunOptions, body: () => Promise<RunResult>): Promise<RunResult> {
     if (this.#running) throw new Error(`Agent "${this.name}" is already running; wait for its run to end first.`);
     this.#running = true;
+    this.#scope = { runId: randomUUID(), ...(opts.parent ? { parent: opts.parent } : {}) };
     try {
       return await body();
     } catch (error) {
@@ -266,6 +284,7 @@ export class Agent {
       throw error;
     } finally {
       this.#running = false;
+      this.#scope = {};
     }
   }
 
@@ -286,10 +305,11 @@ export class Agent {
       const step = ++progress.steps;
       const { messages, ephemeralFrom } = await this.#buildRequest(step, notes, signal);
       notes = [];
-      this.#emit({ type: "model-start", step, messageCount: messages.length, toolCount: this.toolkit.names.length });
+      const model = this.model.id;
+      this.#emit({ type: "model-start", step, messageCount: messages.length, toolCount: this.toolkit.names.length, model });
       const started = Date.now();
       const request = { messages, tools: this.toolkit.specs(), ephemeralFrom, ...(signal ? { signal } : {}) };
-      const response = await raceAbort(this.model.generate(request), signal);
+      const response = await raceAbort(this.#callModel(request, step, signal), signal);
       if (response === ABORTED) return finish("aborted");
       progress.usage = addUsage(progress.usage, response.usage);
       this.#usage = addUsage(this.#usage, response.usage);
@@ -302,6 +322,7 @@ export class Agent {
         message: structuredClone(message),
         ...(response.usage ? { usage: response.usage } : {}),
         durationMs: Date.now() - started,
+        model,
       });
 
       const turn = await this.#afterModel(message, step, signal, continued);
@@ -330,6 +351,20 @@ export class Agent {
       }
       await this.#completeTurn(calls, results, step, signal);
     }
+  }
+
+  /** One model call, streamed when the model can, so that text and tool calls show as they begin. */
+  async #callModel(request: ModelRequest, step: number, signal: AbortSignal | undefined): Promise<ModelResponse> {
+    if (!this.model.stream) return this.model.generate(request);
+    for await (const part of this.model.stream(request)) {
+      // An aborted run has ended already: nothing of its call may follow its run-end.
+      if (signal?.aborted) break;
+      if (part.type === "text-delta") this.#emit({ type: "text-delta", step, text: part.text });
+      else if (part.type === "tool-call-start") this.#emit({ type: "tool-call-start", step, callId: part.id, name: part.name });
+      else return part.response;
+    }
+    signal?.throwIfAborted();
+    throw new Error(`Model "${this.model.id}" ended its stream without a response.`);
   }
 
   /** Appends a turn's results in call order, then lets plugins see each one. */
@@ -449,6 +484,7 @@ export class Agent {
     const ctx = {
       agentName: this.name,
       toolCallId: call.id,
+      ...(this.#scope.runId !== undefined ? { runId: this.#scope.runId } : {}),
       ...(signal ? { signal } : {}),
       ...(editedFrom !== undefined ? { editedFrom } : {}),
     };
@@ -494,7 +530,8 @@ export class Agent {
   }
 
   #turnContext(step: number, signal: AbortSignal | undefined) {
-    return { agentName: this.name, step, memory: this.#memory, ...(signal ? { signal } : {}) };
+    const runId = this.#scope.runId;
+    return { agentName: this.name, step, memory: this.#memory, ...(signal ? { signal } : {}), ...(runId !== undefined ? { runId } : {}) };
   }
 }
 

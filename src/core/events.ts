@@ -10,8 +10,13 @@ import type { StopReason } from "./run-result.js";
  */
 export interface AgentEventMap {
   "run-start": { input: string };
-  "model-start": { step: number; messageCount: number; toolCount: number };
-  "model-end": { step: number; message: AssistantMessage; usage?: Usage; durationMs: number };
+  "model-start": { step: number; messageCount: number; toolCount: number; model?: string };
+  /** Text of the answer as the model writes it (only when the model streams); the deltas add up to model-end's content. */
+  "text-delta": { step: number; text: string };
+  /** The model has begun a tool call; its arguments are still coming (only when the model streams). */
+  "tool-call-start": { step: number; callId: string; name: string };
+  /** `durationMs` is the call's latency; `model` the id of the model that answered. */
+  "model-end": { step: number; message: AssistantMessage; usage?: Usage; durationMs: number; model?: string };
   "tool-start": { step: number; call: ToolCall };
   "tool-end": { step: number; call: ToolCall; result: ToolResult; refused: boolean; durationMs: number };
   "approval-requested": { calls: PendingCall[] };
@@ -24,9 +29,21 @@ export interface AgentEventMap {
 
 export type AgentEventType = keyof AgentEventMap;
 
-/** An event as listeners receive it: stamped with the emitting agent's name and the time (ms). */
+/**
+ * Where a run sits in a tree of runs: the run that started it (an agent whose tool started a
+ * sub-agent, a workflow running an executor or a compiler task) and the call or step it serves.
+ */
+export type EventParent = { runId: string; agent: string; toolCallId?: string; stepId?: string };
+
+/** Which run an event belongs to; absent only on events recorded before runs had ids. */
+export type EventScope = { runId?: string; parent?: EventParent };
+
+/** What every event carries besides its own fields: who emitted it, when (ms), in which run. */
+export type EventStamp = { agent: string; time: number } & EventScope;
+
+/** An event as listeners receive it: stamped with the emitting agent's name, the time and its run. */
 export type AgentEvent = {
-  [K in AgentEventType]: { type: K; agent: string; time: number } & AgentEventMap[K];
+  [K in AgentEventType]: { type: K } & EventStamp & AgentEventMap[K];
 }[AgentEventType];
 
 /** An event as a plugin or the loop emits it, before the agent stamps it. */
@@ -36,9 +53,24 @@ export type AgentEventInit = {
 
 export type AgentEventListener = (event: AgentEvent) => void;
 
-/** Stamps an event with the name of the agent (or workflow) it comes from and the time. */
-export function stampEvent(event: AgentEventInit, agent: string): AgentEvent {
-  return { ...event, agent, time: Date.now() } as AgentEvent;
+/**
+ * Stamps an event with the name of the agent (or workflow) it comes from, the time and its run. An
+ * event that is stamped already was forwarded from a nested run and keeps the stamp it was given.
+ */
+export function stampEvent(event: AgentEventInit, agent: string, scope: EventScope = {}): AgentEvent {
+  if (isStamped(event)) return event;
+  return {
+    ...event,
+    agent,
+    time: Date.now(),
+    ...(scope.runId !== undefined ? { runId: scope.runId } : {}),
+    ...(scope.parent ? { parent: scope.parent } : {}),
+  } as AgentEvent;
+}
+
+function isStamped(event: AgentEventInit | AgentEvent): event is AgentEvent {
+  const stamp = event as Partial<EventStamp>;
+  return typeof stamp.agent === "string" && typeof stamp.time === "number";
 }
 
 /** A tiny fan-out of events to listeners; a throwing listener never breaks the run. */

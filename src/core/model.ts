@@ -32,9 +32,13 @@ export type Usage = {
 
 export type ModelResponse = { message: AssistantMessage; usage?: Usage };
 
-/** One piece of a streamed response: text as it arrives, then the whole response once. */
+/**
+ * One piece of a streamed response: text as it arrives, the start of each tool call (its arguments
+ * come whole in the response), then the whole response once.
+ */
 export type ModelStreamPart =
   | { type: "text-delta"; text: string }
+  | { type: "tool-call-start"; id: string; name: string }
   | { type: "response"; response: ModelResponse };
 
 export interface ChatModel {

@@ -12,8 +12,11 @@ export const PLUGIN_CONTRACT_VERSION = 1;
 export interface PluginHost {
   readonly agentName: string;
   emit(event: AgentEventInit): void;
-  /** See every event of the agent, other plugins' included; returns the unsubscribe function. */
-  on(listener: AgentEventListener): () => void;
+  /**
+   * See every event of the agent, other plugins' included; returns the unsubscribe function. Events
+   * forwarded from nested runs (sub-agents, workflow steps) come too only with `nested: true`.
+   */
+  on(listener: AgentEventListener, opts?: { nested?: boolean }): () => void;
 }
 
 export interface TurnContext {
@@ -22,6 +25,8 @@ export interface TurnContext {
   readonly step: number;
   readonly memory: readonly Message[];
   readonly signal?: AbortSignal;
+  /** The run in progress: the parent of any run a plugin starts for it. */
+  readonly runId?: string;
 }
 
 export interface BeforeModelContext extends TurnContext {

@@ -10,6 +10,8 @@ export interface ToolContext {
   signal?: AbortSignal;
   agentName?: string;
   toolCallId?: string;
+  /** The run that made the call: the parent of any run the tool starts. */
+  runId?: string;
   /**
    * Set when the user edited this call before approving it: the arguments the model proposed, as the
    * JSON text it sent. The call runs with the edited arguments.

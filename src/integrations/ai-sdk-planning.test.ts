@@ -130,6 +130,9 @@ describe("aiSdkPlanning inside generateText", () => {
       { type: "todos-updated", agent: "helper", todos: [{ content: "Read the logs" }] },
       { type: "unit-start", agent: "helper", unit: { kind: "todo", title: "Read the logs" } },
     ]);
+    // Both belong to the one AI SDK run.
+    expect(new Set(events.map((e) => e.runId)).size).toBe(1);
+    expect(events[0]?.runId).toEqual(expect.any(String));
   });
 
   it("gives the plan notebook's hint to each step once a plan exists", async () => {

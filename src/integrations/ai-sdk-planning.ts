@@ -52,7 +52,10 @@ export function aiSdkPlanning(plugins: readonly Plugin[], opts: AiSdkPlanningOpt
   let initialMessages: ModelMessage[] = [];
 
   const prepareStep: PrepareStepFunction<AiTools> = async ({ messages, stepNumber }) => {
-    if (stepNumber === 0) initialMessages = messages;
+    if (stepNumber === 0) {
+      initialMessages = messages;
+      bridge.startRun();
+    }
     const memory = fromModelMessages(messages);
     const request: Message[] = [...(system ? [{ role: "system" as const, content: system }] : []), ...memory];
     const tail = await bridge.tailMessages({ agentName, step: stepNumber + 1, memory }, request);

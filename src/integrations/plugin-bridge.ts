@@ -1,4 +1,5 @@
-import { EventHub, stampEvent, type AgentEventListener } from "../core/events.js";
+import { randomUUID } from "node:crypto";
+import { EventHub, stampEvent, type AgentEventListener, type EventScope } from "../core/events.js";
 import type { AssistantMessage, Message, ToolCall } from "../core/messages.js";
 import type { Plugin, PluginHost, TurnContext } from "../core/plugin.js";
 import type { Tool, ToolResult } from "../core/tool.js";
@@ -36,6 +37,8 @@ export class PluginBridge {
   readonly #events = new EventHub();
   /** Plugins that already had their one `continueWith` of the current run. */
   readonly #continued = new Set<Plugin>();
+  /** The host framework's run in progress, which the plugins' events carry. */
+  #scope: EventScope = {};
 
   constructor(plugins: readonly Plugin[], opts: PluginBridgeOptions) {
     this.agentName = opts.agentName;
@@ -43,7 +46,7 @@ export class PluginBridge {
     if (opts.onEvent) this.#events.on(opts.onEvent);
     const host: PluginHost = {
       agentName: this.agentName,
-      emit: (event) => this.#events.emit(stampEvent(event, this.agentName)),
+      emit: (event) => this.#events.emit(stampEvent(event, this.agentName, this.#scope)),
       on: (listener) => this.#events.on(listener),
     };
     for (const plugin of plugins) plugin.attach?.(host);
@@ -58,6 +61,7 @@ export class PluginBridge {
   /** A new run of the host framework begins: each plugin may `continueWith` once again. */
   startRun(): void {
     this.#continued.clear();
+    this.#scope = { runId: randomUUID() };
   }
 
   /** `base` followed by the plugins' instructions; undefined when all are empty. */

@@ -181,7 +181,7 @@ describe("aiSdkModel", () => {
   describe("stream", () => {
     const finish: LanguageModelV3StreamPart = { type: "finish", finishReason: { unified: "tool-calls", raw: "tool_calls" }, usage };
 
-    it("yields text deltas, then one response with the tool calls", async () => {
+    it("yields text deltas and the start of each tool call, then one response with the tool calls", async () => {
       const mock = new MockLanguageModelV3({
         doStream: streamOf([
           { type: "stream-start", warnings: [] },
@@ -189,6 +189,9 @@ describe("aiSdkModel", () => {
           { type: "text-delta", id: "t", delta: "Let me " },
           { type: "text-delta", id: "t", delta: "check." },
           { type: "text-end", id: "t" },
+          { type: "tool-input-start", id: "tc7", toolName: "weather" },
+          { type: "tool-input-delta", id: "tc7", delta: '{"city":"Oslo"}' },
+          { type: "tool-input-end", id: "tc7" },
           { type: "tool-call", toolCallId: "tc7", toolName: "weather", input: '{"city":"Oslo"}' },
           finish,
         ]),
@@ -199,6 +202,7 @@ describe("aiSdkModel", () => {
       expect(parts).toEqual([
         { type: "text-delta", text: "Let me " },
         { type: "text-delta", text: "check." },
+        { type: "tool-call-start", id: "tc7", name: "weather" },
         {
           type: "response",
           response: {

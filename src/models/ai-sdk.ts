@@ -110,6 +110,8 @@ async function* streamOnce(args: Parameters<typeof streamText>[0], attempt: Atte
     if (part.type === "text-delta") {
       content += part.text;
       yield { type: "text-delta", text: part.text };
+    } else if (part.type === "tool-input-start" && !part.providerExecuted) {
+      yield { type: "tool-call-start", id: part.id, name: part.toolName };
     } else if (part.type === "tool-call" && !part.providerExecuted) {
       toolCalls.push(fromToolCall(part));
     } else if (part.type === "error") {

@@ -5,7 +5,8 @@ import type { AgentEvent } from "../core/events.js";
 import { defineTool } from "../core/tool.js";
 import { todoList } from "../planning/todos/todo-list.js";
 import { anthropicModel } from "./anthropic.js";
-import { inTurn, sendJson, startTestServer, type Handler, type TestServer } from "./test-support/http-server.js";
+import { inTurn, startTestServer, type Handler, type TestServer } from "./test-support/http-server.js";
+import { sendAnthropicReply } from "./test-support/streamed-replies.js";
 
 let server: TestServer | undefined;
 afterEach(async () => {
@@ -15,13 +16,13 @@ afterEach(async () => {
 
 /** A reply whose usage says how much of the prompt came from the cache and how much was written to it. */
 function reply(content: unknown[], cache: { read: number; write: number }): Handler {
-  return (res) =>
-    sendJson(res, 200, {
+  return (res, req) =>
+    sendAnthropicReply(res, req, {
       id: "msg",
       type: "message",
       role: "assistant",
       model: "claude-test",
-      content,
+      content: content as { type: string }[],
       stop_reason: content.some((block) => (block as { type: string }).type === "tool_use") ? "tool_use" : "end_turn",
       stop_sequence: null,
       usage: { input_tokens: 20, output_tokens: 5, cache_read_input_tokens: cache.read, cache_creation_input_tokens: cache.write },

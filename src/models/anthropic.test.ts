@@ -219,6 +219,8 @@ describe("anthropicModel", () => {
       expect(await collect(model.stream(ask))).toEqual([
         { type: "text-delta", text: "Let me " },
         { type: "text-delta", text: "check." },
+        { type: "tool-call-start", id: "toolu_7", name: "weather" },
+        { type: "tool-call-start", id: "toolu_8", name: "now" },
         {
           type: "response",
           response: {

@@ -192,6 +192,7 @@ async function* streamOnce(
       case "content_block_start":
         if (event.content_block.type === "tool_use") {
           toolCalls.set(event.index, { id: event.content_block.id, name: event.content_block.name, arguments: "" });
+          yield { type: "tool-call-start", id: event.content_block.id, name: event.content_block.name };
         }
         break;
       case "content_block_delta":

@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { Agent } from "../core/agent.js";
 import { collect } from "./test-support/model-results.js";
 import { openAICompatibleModel } from "./openai-compatible.js";
-import { inTurn, sendJson, sendSse, startTestServer, type Handler, type TestServer } from "./test-support/http-server.js";
+import { inTurn, sendSse, startTestServer, type Handler, type TestServer } from "./test-support/http-server.js";
+import { sendOpenAIReply } from "./test-support/streamed-replies.js";
 
 let server: TestServer | undefined;
 afterEach(async () => {
@@ -18,13 +19,11 @@ const usage = (prompt: number, cached?: number) => ({
 });
 
 function completion(message: Record<string, unknown>, cached?: number): Handler {
-  return (res) =>
-    sendJson(res, 200, {
+  return (res, req) =>
+    sendOpenAIReply(res, req, {
       id: "c",
-      object: "chat.completion",
-      created: 1,
       model: "gpt-test",
-      choices: [{ index: 0, message: { role: "assistant", content: null, ...message }, finish_reason: "stop" }],
+      choices: [{ message: { role: "assistant", content: null, ...message }, finish_reason: "stop" }],
       usage: usage(2000, cached),
     });
 }

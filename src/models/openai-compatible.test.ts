@@ -207,20 +207,12 @@ describe("openAICompatibleModel", () => {
   it("leaves a tool call id the server left out empty, so the agent gives each turn's call its own id", async () => {
     const idless = { type: "function", function: { name: "weather", arguments: '{"city":"Oslo"}' } };
     const toolCall: Handler = (res) => sendJson(res, 200, completion({ tool_calls: [idless] }, "tool_calls"));
-    const model = await modelAgainst(
-      inTurn(
-        toolCall,
-        (res) =>
-          sendSse(res, [
-            { data: chunk({ tool_calls: [{ index: 0, ...idless }] }) },
-            { data: chunk({}, "tool_calls") },
-            { data: "[DONE]" },
-          ]),
-        toolCall,
-        toolCall,
-        answer("Sunny twice."),
-      ),
-    );
+    const streamedToolCall: Handler = (res) =>
+      sendSse(res, [{ data: chunk({ tool_calls: [{ index: 0, ...idless }] }) }, { data: chunk({}, "tool_calls") }, { data: "[DONE]" }]);
+    const streamedAnswer: Handler = (res) =>
+      sendSse(res, [{ data: chunk({ content: "Sunny twice." }) }, { data: chunk({}, "stop") }, { data: "[DONE]" }]);
+    // The agent streams, since the model can.
+    const model = await modelAgainst(inTurn(toolCall, streamedToolCall, streamedToolCall, streamedToolCall, streamedAnswer));
     expect((await model.generate(ask)).message.toolCalls?.[0]?.id).toBe("");
     const streamed = await collect(model.stream(ask));
     expect(streamed.at(-1)).toMatchObject({ type: "response", response: { message: { toolCalls: [{ id: "", name: "weather" }] } } });
@@ -254,6 +246,7 @@ describe("openAICompatibleModel", () => {
       expect(parts).toEqual([
         { type: "text-delta", text: "Let me " },
         { type: "text-delta", text: "check." },
+        { type: "tool-call-start", id: "call_7", name: "weather" },
         {
           type: "response",
           response: {
@@ -308,6 +301,7 @@ describe("openAICompatibleModel", () => {
       );
       const parts = await collect(model.stream(ask));
       expect(parts).toEqual([
+        { type: "tool-call-start", id: "c1", name: "weather" },
         { type: "response", response: { message: { role: "assistant", content: "", toolCalls: [{ id: "c1", name: "weather", arguments: "{city: Oslo" }] } } },
       ]);
     });

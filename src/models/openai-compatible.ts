@@ -166,7 +166,10 @@ async function* streamOnce(
       const call = (calls[piece.index] ??= { id: "", name: "", arguments: "" });
       // Some servers repeat the id and name in every piece; only the first counts.
       if (piece.id && !call.id) call.id = piece.id;
-      if (piece.function?.name && !call.name) call.name = piece.function.name;
+      if (piece.function?.name && !call.name) {
+        call.name = piece.function.name;
+        yield { type: "tool-call-start", id: call.id, name: call.name };
+      }
       call.arguments += piece.function?.arguments ?? "";
     }
     if (choice.finish_reason) finished = true;

@@ -1,6 +1,7 @@
 import { ModelError, type ModelErrorKind } from "./model-error.js";
 import { redactSecrets } from "./redact.js";
 import { sleep } from "../core/abort.js";
+import type { ModelStreamPart } from "../core/model.js";
 
 /**
  * The one retry layer every adapter shares. The SDKs' own retries are switched off (maxRetries: 0)
@@ -79,14 +80,15 @@ export async function callWithRetry<T>(
 }
 
 /**
- * Retries a stream only while nothing has reached the consumer: once text has been handed on,
- * trying again would repeat it, so a later failure is final.
+ * Retries a stream only while no text has reached the consumer: once text has been handed on,
+ * trying again would repeat it, so a later failure is final. The start of a tool call is only a
+ * notice (the call counts once the response holds it), so a stream that broke after one is retried.
  */
-export async function* streamWithRetry<T>(
+export async function* streamWithRetry(
   target: RetryTarget,
   signal: AbortSignal | undefined,
-  open: (attempt: Attempt) => AsyncIterable<T>,
-): AsyncGenerator<T, void, undefined> {
+  open: (attempt: Attempt) => AsyncIterable<ModelStreamPart>,
+): AsyncGenerator<ModelStreamPart, void, undefined> {
   for (let tries = 1; ; tries++) {
     signal?.throwIfAborted();
     const attempt = new TimedAttempt(target.settings.timeoutMs, signal);
@@ -94,7 +96,7 @@ export async function* streamWithRetry<T>(
     let failure: Failure;
     try {
       for await (const part of open(attempt)) {
-        started = true;
+        if (part.type !== "tool-call-start") started = true;
         // Time the consumer spends on a part is not the provider's silence.
         attempt.pause();
         yield part;

@@ -72,6 +72,7 @@ function modelFromTurns(turnAt: (index: number) => ScriptedTurn, opts: ScriptedM
       for (let at = 0; at < text.length; at += chunkSize) {
         yield { type: "text-delta", text: text.slice(at, at + chunkSize) };
       }
+      for (const call of response.message.toolCalls ?? []) yield { type: "tool-call-start", id: call.id, name: call.name };
       yield { type: "response", response };
     },
   };

@@ -31,7 +31,8 @@ export function observeSession(
         await listener(event);
         if (!PLAN_EVENTS.has(event.type)) return;
         const checklist = await session.checklist().catch(() => null);
-        if (checklist) await listener(stampEvent({ type: "checklist-updated", checklist }, event.agent));
+        const scope = { ...(event.runId !== undefined ? { runId: event.runId } : {}), ...(event.parent ? { parent: event.parent } : {}) };
+        if (checklist) await listener(stampEvent({ type: "checklist-updated", checklist }, event.agent, scope));
       })
       .catch((error: unknown) => {
         if (reported) return;

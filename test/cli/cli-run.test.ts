@@ -38,6 +38,9 @@ describe("stepwise run", () => {
     const result = await runCli(["run", "Write a report", "--strategy", "compiler", "--model", "scripted:demo", "--workspace", ws], { home });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^plan: llm-compiler plan \(round 2\) 3\/3 done$/m);
+    // The workflow's own tool calls and planning rounds show, as an agent's do.
+    expect(result.stdout).toMatch(/^planning \(round 2\)…$/m);
+    expect(result.stdout).toMatch(/^· read_file \{"path":"docs\/a\.md"\} → /m);
     const report = readFileSync(join(ws, "report.md"), "utf8");
     expect(report).toContain("| docs/a.md | 2 | Alpha |");
     expect(report).not.toMatch(/^\d+\t/m);

@@ -1,17 +1,16 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { inTurn, sendJson, startTestServer, type Handler } from "../../src/models/test-support/http-server.js";
+import { inTurn, startTestServer, type Handler } from "../../src/models/test-support/http-server.js";
+import { sendOpenAIReply } from "../../src/models/test-support/streamed-replies.js";
 import { freshHome, runCli } from "./cli-harness.js";
 
 function reply(message: Record<string, unknown>): Handler {
-  return (res) =>
-    sendJson(res, 200, {
+  return (res, req) =>
+    sendOpenAIReply(res, req, {
       id: "chatcmpl-1",
-      object: "chat.completion",
-      created: 1,
       model: "gpt-test",
-      choices: [{ index: 0, message: { role: "assistant", content: null, ...message }, finish_reason: message["tool_calls"] ? "tool_calls" : "stop" }],
+      choices: [{ message: { role: "assistant", content: null, ...message }, finish_reason: message["tool_calls"] ? "tool_calls" : "stop" }],
       usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
     });
 }

@@ -6,6 +6,7 @@ import { startMcpHttpServer } from "../../src/integrations/mcp-http-server.js";
 import { noteTools } from "../../src/integrations/test-support/note-tools.js";
 import { openAICompatibleModel } from "../../src/models/openai-compatible.js";
 import { inTurn, sendJson, startTestServer, type Handler } from "../../src/models/test-support/http-server.js";
+import { sendOpenAIReply } from "../../src/models/test-support/streamed-replies.js";
 import { PlanNotebook } from "../../src/planning/notebook/plan-notebook.js";
 import { runSwapRace } from "../../src/tools/test-support/swap-race.js";
 import { tempWorkspace } from "../../src/tools/test-support/temp-workspace.js";
@@ -163,7 +164,7 @@ describe("API keys never reach logs, events, saved state or the viewer", () => {
   it("in an agent run in code, succeeding and failing", async () => {
     const from = escaped.length;
     for (const handler of [
-      inTurn((res) => sendJson(res, 200, completion(toolCall("view_historical_plans", {}))), (res) => sendJson(res, 200, completion({ content: "done" }))),
+      inTurn((res, req) => sendOpenAIReply(res, req, completion(toolCall("view_historical_plans", {}))), (res, req) => sendOpenAIReply(res, req, completion({ content: "done" }))),
       echoKey,
       (res: Parameters<Handler>[0]) => sendJson(res, 500, { error: { message: `upstream failed for key ${API_KEY}` } }),
     ]) {
@@ -190,7 +191,7 @@ describe("API keys never reach logs, events, saved state or the viewer", () => {
     const workspace = freshHome();
     try {
       for (const handler of [
-        inTurn((res) => sendJson(res, 200, completion(toolCall("list_dir", { path: "." }))), (res) => sendJson(res, 200, completion({ content: "listed" }))),
+        inTurn((res, req) => sendOpenAIReply(res, req, completion(toolCall("list_dir", { path: "." }))), (res, req) => sendOpenAIReply(res, req, completion({ content: "listed" }))),
         echoKey,
       ]) {
         const server = await startTestServer(handler);

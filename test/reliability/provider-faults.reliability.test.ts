@@ -5,7 +5,9 @@ import type { Message } from "../../src/core/messages.js";
 import { anthropicModel } from "../../src/models/anthropic.js";
 import { ModelError } from "../../src/models/model-error.js";
 import { openAICompatibleModel } from "../../src/models/openai-compatible.js";
-import { hang, sendJson, sendPartialJsonThenDrop, sendSse, startTestServer, type Handler } from "../../src/models/test-support/http-server.js";
+import type { ServerResponse } from "node:http";
+import { hang, sendJson, sendPartialJsonThenDrop, sendSse, startTestServer, type Handler, type ReceivedRequest } from "../../src/models/test-support/http-server.js";
+import { sendAnthropicReply, sendOpenAIReply } from "../../src/models/test-support/streamed-replies.js";
 import { PlanNotebook } from "../../src/planning/notebook/plan-notebook.js";
 import { recordFigure } from "./figures.js";
 
@@ -23,6 +25,8 @@ type Reply = { text: string } | { tool: string; args: string };
 type Wire = {
   name: string;
   model(url: string): ChatModel & { stream(req: never): AsyncIterable<unknown> };
+  /** Sends a healthy turn, streamed when the request asks for a stream (an agent's does). */
+  answer(res: ServerResponse, req: ReceivedRequest, reply: Reply): void;
   reply(reply: Reply): unknown;
   error(status: number): unknown;
   truncatedStream: Handler;
@@ -35,6 +39,9 @@ const WIRES: Wire[] = [
   {
     name: "openai-compatible",
     model: (url) => openAICompatibleModel({ model: "gpt-test", apiKey: KEY, baseURL: `${url}/v1`, ...FAST }),
+    answer(res, req, r) {
+      sendOpenAIReply(res, req, this.reply(r) as Parameters<typeof sendOpenAIReply>[2]);
+    },
     reply: (r) => ({
       id: "c",
       object: "chat.completion",
@@ -56,6 +63,9 @@ const WIRES: Wire[] = [
   {
     name: "anthropic",
     model: (url) => anthropicModel({ model: "claude-test", apiKey: KEY, baseURL: url, ...FAST }),
+    answer(res, req, r) {
+      sendAnthropicReply(res, req, this.reply(r) as Parameters<typeof sendAnthropicReply>[2]);
+    },
     reply: (r) => ({
       id: "m",
       type: "message",
@@ -119,12 +129,12 @@ const FAULTS: Fault[] = [
 /** Request 0 plans; then the fault's handlers; then healthy turns: finish a subtask, then answer. */
 function script(wire: Wire, faults: Handler[]): Handler {
   const healthy: Handler[] = [
-    (res) => sendJson(res, 200, wire.reply({ tool: "finish_subtask", args: JSON.stringify({ subtask_idx: 0, subtask_outcome: "first done" }) })),
-    (res) => sendJson(res, 200, wire.reply({ text: "All done." })),
+    (res, req) => wire.answer(res, req, { tool: "finish_subtask", args: JSON.stringify({ subtask_idx: 0, subtask_outcome: "first done" }) }),
+    (res, req) => wire.answer(res, req, { text: "All done." }),
   ];
   let healthyAt = 0;
   return (res, req, index) => {
-    if (index === 0) return sendJson(res, 200, wire.reply({ tool: "create_plan", args: CREATE_PLAN }));
+    if (index === 0) return wire.answer(res, req, { tool: "create_plan", args: CREATE_PLAN });
     const fault = faults[index - 1];
     if (fault) return fault(res, req, index);
     return (healthy[Math.min(healthyAt++, healthy.length - 1)] as Handler)(res, req, index);
@@ -198,13 +208,13 @@ describe("provider faults in the middle of an agent run with a plan", () => {
 
     it(`${wire.name}: invalid JSON in the model's tool arguments becomes an error result the model can fix`, async () => {
       faultCases++;
-      const server = await startTestServer((res, _req, index) => {
-        const replies = [
-          wire.reply({ tool: "create_plan", args: '{"name": "Fault drill", "subtasks": [' }),
-          wire.reply({ tool: "create_plan", args: CREATE_PLAN }),
-          wire.reply({ text: "All done." }),
+      const server = await startTestServer((res, req, index) => {
+        const replies: Reply[] = [
+          { tool: "create_plan", args: '{"name": "Fault drill", "subtasks": [' },
+          { tool: "create_plan", args: CREATE_PLAN },
+          { text: "All done." },
         ];
-        sendJson(res, 200, replies[Math.min(index, 2)]);
+        wire.answer(res, req, replies[Math.min(index, 2)] as Reply);
       });
       try {
         const notebook = new PlanNotebook();

@@ -58,18 +58,27 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.end(JSON.stringify(body));
 }
 
+export type SseEvent = { event?: string; data: unknown };
+
 /** Server-sent events; an event name is written only when given (Anthropic names them, OpenAI does not). */
-export function sendSse(
-  res: ServerResponse,
-  events: { event?: string; data: unknown }[],
-  ending: "complete" | "drop-connection" = "complete",
-): void {
-  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-  for (const { event, data } of events) {
-    res.write(`${event ? `event: ${event}\n` : ""}data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`);
-  }
+export function sendSse(res: ServerResponse, events: SseEvent[], ending: "complete" | "drop-connection" = "complete"): void {
+  const stream = openSse(res);
+  stream.send(events);
   if (ending === "drop-connection") dropAfterFlush(res);
   else res.end();
+}
+
+/** Starts an event stream that the test writes to piece by piece, for a provider that writes slowly. */
+export function openSse(res: ServerResponse): { send(events: SseEvent[]): void } {
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  res.flushHeaders();
+  return {
+    send(events) {
+      for (const { event, data } of events) {
+        res.write(`${event ? `event: ${event}\n` : ""}data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`);
+      }
+    },
+  };
 }
 
 /** Sends the status line and part of a JSON body, then destroys the socket. */

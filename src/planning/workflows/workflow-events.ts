@@ -3,6 +3,8 @@ import type { PlannedStep, WorkflowKind } from "./workflow-trace.js";
 
 declare module "../../core/events.js" {
   interface AgentEventMap {
+    /** A planner (or replanner) has begun round `round`'s plan: planning can take a while. */
+    "workflow-planning-started": { workflow: WorkflowKind; round: number };
     /** A planner (or replanner) produced a plan; `fallback` when its output was unusable. */
     "workflow-planned": { workflow: WorkflowKind; round: number; steps: PlannedStep[]; errors: string[]; fallback: boolean };
     "workflow-step-start": { workflow: WorkflowKind; round: number; step: PlannedStep };
@@ -25,6 +27,7 @@ declare module "../../core/events.js" {
 
 /** The events the workflows add to the agent event stream. */
 export type WorkflowEventType =
+  | "workflow-planning-started"
   | "workflow-planned"
   | "workflow-step-start"
   | "workflow-step-end"

@@ -1,4 +1,8 @@
-import { stampEvent, type AgentEventInit, type AgentEventListener } from "../../core/events.js";
+import { randomUUID } from "node:crypto";
+import { stampEvent, type AgentEvent, type AgentEventInit, type AgentEventListener, type EventParent } from "../../core/events.js";
+import type { Tool, ToolResult } from "../../core/tool.js";
+import type { ReplyEvents } from "./model-reply.js";
+import type { SubAgentLink } from "./sub-agent.js";
 import "./workflow-events.js";
 import type { PlannedStep, PlanRound, StepRecord, WorkflowKind, WorkflowTrace } from "./workflow-trace.js";
 
@@ -17,19 +21,29 @@ export function listenerSink(name: string, listener: AgentEventListener | undefi
   };
 }
 
-/** Records one run's trace and emits the matching events, so the two never disagree. */
-export class WorkflowRecorder {
+/** Who runs a workflow: the name its events carry, and the run it serves, if any. */
+export type WorkflowRunIdentity = { name: string; parent?: EventParent | undefined };
+
+/**
+ * Records one run's trace and emits the matching events, so the two never disagree. Every event is
+ * stamped with the workflow's run, and its sub-agents' events are forwarded with that run as parent.
+ */
+export class WorkflowRecorder implements ReplyEvents {
+  readonly runId = randomUUID();
   readonly #workflow: WorkflowKind;
-  readonly #emit: WorkflowEventSink;
+  readonly #sink: WorkflowEventSink;
+  readonly #identity: WorkflowRunIdentity;
   readonly #trace: WorkflowTrace;
   readonly #started = performance.now();
+  #modelCalls = 0;
   /** Time spent in earlier sessions of a resumed run; waiting for the user is not counted. */
   readonly #earlierMs: number;
 
   /** `trace` is the trace so far of a run being resumed. */
-  constructor(workflow: WorkflowKind, task: string, emit: WorkflowEventSink, trace?: WorkflowTrace) {
+  constructor(workflow: WorkflowKind, task: string, emit: WorkflowEventSink, identity: WorkflowRunIdentity, trace?: WorkflowTrace) {
     this.#workflow = workflow;
-    this.#emit = emit;
+    this.#sink = emit;
+    this.#identity = identity;
     this.#trace = trace ? structuredClone(trace) : { workflow, task, plans: [], steps: [], answer: "", startedAt: Date.now(), durationMs: 0 };
     this.#earlierMs = this.#trace.durationMs;
   }
@@ -46,6 +60,11 @@ export class WorkflowRecorder {
 
   get rounds(): number {
     return this.#trace.plans.length;
+  }
+
+  /** Says that the next round's planning has begun. */
+  planningStarted(): void {
+    this.#emit({ type: "workflow-planning-started", workflow: this.#workflow, round: this.#trace.plans.length + 1 });
   }
 
   planned(round: Omit<PlanRound, "round">): PlanRound {
@@ -90,8 +109,39 @@ export class WorkflowRecorder {
     this.#emit({ type: "workflow-step-end", workflow: this.#workflow, round, stepId, result, isError, durationMs });
   }
 
-  emit(event: AgentEventInit): void {
+  /** Emits an event of this run; an event of a nested run (already stamped) passes on unchanged. */
+  emit(event: AgentEventInit | AgentEvent): void {
     this.#emit(event);
+  }
+
+  nextModelStep(): number {
+    return ++this.#modelCalls;
+  }
+
+  /** The parent of a run this one starts: for a step's executor, name the step. */
+  childOf(stepId?: string): EventParent {
+    return { runId: this.runId, agent: this.#identity.name, ...(stepId !== undefined ? { stepId } : {}) };
+  }
+
+  /** How a sub-agent hangs under this run (at step `stepId`) and hands its events back. */
+  link(stepId?: string): SubAgentLink {
+    return { parent: this.childOf(stepId), forward: (event) => this.#emit(event) };
+  }
+
+  /** Runs one of the workflow's own tool calls (a ReWOO or compiler step) between tool-start and tool-end. */
+  async invokeTool(tool: Tool, args: unknown, at: { round: number; stepId: string; signal?: AbortSignal | undefined }): Promise<ToolResult> {
+    const call = { id: `step-${at.stepId}`, name: tool.name, arguments: typeof args === "string" ? args : JSON.stringify(args ?? {}) };
+    this.#emit({ type: "tool-start", step: at.round, call: { ...call } });
+    const started = Date.now();
+    const ctx = { agentName: this.#identity.name, toolCallId: call.id, runId: this.runId, ...(at.signal ? { signal: at.signal } : {}) };
+    const result = await tool.invoke(args, ctx);
+    this.#emit({ type: "tool-end", step: at.round, call, result, refused: false, durationMs: Date.now() - started });
+    return result;
+  }
+
+  #emit(event: AgentEventInit | AgentEvent): void {
+    const { name, parent } = this.#identity;
+    this.#sink(stampEvent(event, name, { runId: this.runId, ...(parent ? { parent } : {}) }));
   }
 
   /** Sets the answer and returns the finished trace; `ended` announces the end once it is checkpointed. */

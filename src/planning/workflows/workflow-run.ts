@@ -53,7 +53,7 @@ export class WorkflowRun<P> {
     this.signal = opts.signal;
     this.#onCheckpoint = opts.onCheckpoint;
     this.#endedState = state?.ended ? structuredClone(state) : undefined;
-    this.recorder = new WorkflowRecorder(workflow, task, sink, state?.trace);
+    this.recorder = new WorkflowRecorder(workflow, task, sink, { name: events.name, parent: opts.parent }, state?.trace);
     this.progress = state ? (structuredClone(state.progress) as P) : fresh();
   }
 

@@ -1,5 +1,5 @@
 import type { ApprovalDecisions, PendingCall } from "../../core/approval.js";
-import type { AgentEvent } from "../../core/events.js";
+import type { AgentEvent, EventParent } from "../../core/events.js";
 import type { WorkflowKind, WorkflowTrace } from "./workflow-trace.js";
 
 /** Bumped when a saved WorkflowState changes shape; states of a newer version are refused. */
@@ -39,6 +39,8 @@ export type WorkflowRunOptions = {
   onCheckpoint?: (state: WorkflowState) => void | Promise<void>;
   /** Receives this run's events (on top of the workflow's own `onEvent`). */
   onEvent?: (event: AgentEvent) => void;
+  /** The run this one serves (the agent whose tool call started it); its events carry it. */
+  parent?: EventParent;
 };
 
 export type WorkflowResult = { answer: string; trace: WorkflowTrace };

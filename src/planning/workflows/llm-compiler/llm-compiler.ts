@@ -121,9 +121,11 @@ export class LLMCompiler implements Workflow {
         take(parser.end(saved));
       } else {
         try {
+          run.recorder.planningStarted();
           const reply = await requestReply(this.#opts.model, p.messages, {
             tools: this.#toolkit.specs(),
             onText: (delta) => take(parser.push(delta)),
+            events: run.recorder,
             ...(signal ? { signal } : {}),
           });
           take(parser.end(reply));
@@ -152,7 +154,7 @@ export class LLMCompiler implements Workflow {
         return { id: done.id, call: describeCall(done), result: result.text, isError: result.isError };
       });
       const lastRound = round >= maxRounds;
-      const decision = await this.#join(joinerPrompt({ task, done: views, errors, lastRound }), signal);
+      const decision = await this.#join(joinerPrompt({ task, done: views, errors, lastRound }), signal, run);
       if (decision.action === "finish") return run.end(decision.answer, "final");
       if (lastRound) return run.end(`No final answer after ${round} planning rounds. Still missing: ${decision.reason}`, "no-answer");
       Object.assign(p, {
@@ -184,7 +186,7 @@ export class LLMCompiler implements Workflow {
     const earlier = doneBefore.get(key);
     if (earlier) return earlier;
     const end = run.recorder.stepStarted(run.progress.round, toPlannedStep(task));
-    const result = await this.#resolve(task, inputs, signal);
+    const result = await this.#resolve(task, inputs, signal, run);
     if (signal.aborted) return result;
     const record = end(result.text, result.isError);
     run.progress.current.done.push({ key, result });
@@ -192,19 +194,23 @@ export class LLMCompiler implements Workflow {
     return result;
   }
 
-  async #resolve(task: CompilerTask, inputs: ReadonlyMap<number, ToolResult>, signal: AbortSignal): Promise<ToolResult> {
+  async #resolve(task: CompilerTask, inputs: ReadonlyMap<number, ToolResult>, signal: AbortSignal, run: WorkflowRun<Progress>): Promise<ToolResult> {
     if (task.repeats !== undefined) return inputs.get(task.repeats) as ToolResult;
     if (signal.aborted) return { text: "Not run: the workflow was stopped.", isError: true };
     const failed = [...inputs].find(([, input]) => input.isError);
     if (failed) return { text: `Not run: task ${failed[0]}, whose result it needs, failed.`, isError: true };
     const texts = new Map([...inputs].map(([id, input]) => [id, input.text]));
     const tool = this.#toolkit.get(task.tool) as Tool;
-    return tool.invoke(substituteTaskResults(task.args, texts), { signal });
+    const at = { round: run.progress.round, stepId: String(task.id), signal };
+    return run.recorder.invokeTool(tool, substituteTaskResults(task.args, texts), at);
   }
 
   /** The joiner's verdict. A reply that is not the JSON asked for is taken as the answer itself. */
-  async #join(prompt: string, signal: AbortSignal | undefined): Promise<z.output<typeof joinerDecision>> {
-    const reply = await requestReply(this.#opts.joinerModel ?? this.#opts.model, [{ role: "user", content: prompt }], signal ? { signal } : {});
+  async #join(prompt: string, signal: AbortSignal | undefined, run: WorkflowRun<Progress>): Promise<z.output<typeof joinerDecision>> {
+    const reply = await requestReply(this.#opts.joinerModel ?? this.#opts.model, [{ role: "user", content: prompt }], {
+      events: run.recorder,
+      ...(signal ? { signal } : {}),
+    });
     const read = readJsonReply(reply.content, joinerDecision);
     return "data" in read ? read.data : { action: "finish", answer: reply.content.trim() };
   }

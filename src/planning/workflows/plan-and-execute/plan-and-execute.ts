@@ -21,6 +21,7 @@ import { planRejectedAnswer, planReviewNote, replanRejectedAnswer } from "../pla
 import type { PlanReview } from "../plan-review.js";
 import { runSubAgent, type SubAgentOutcome } from "../sub-agent.js";
 import { renderSteps, StepHistory, type CompletedStep, type StepHistoryState } from "./step-history.js";
+import type { WorkflowRecorder } from "../workflow-recorder.js";
 import { WorkflowRun } from "../workflow-run.js";
 import type { Workflow, WorkflowOutcome, WorkflowRunOptions } from "../workflow.js";
 import type { PlannedStep } from "../workflow-trace.js";
@@ -133,7 +134,7 @@ export class PlanAndExecute implements Workflow {
     const p = run.progress;
     const history = new StepHistory(
       this.#opts.historyTokenBudget ?? DEFAULT_HISTORY_BUDGET,
-      (summary, steps) => this.#summarize(summary, steps, signal),
+      (summary, steps) => this.#summarize(summary, steps, signal, run.recorder),
       p.history,
     );
     const maxSteps = this.#opts.maxSteps ?? 20;
@@ -146,8 +147,8 @@ export class PlanAndExecute implements Workflow {
       if ("replan" in next) {
         const rejected = proposal.earlier.at(-1) as { steps: string[]; feedback: string };
         const again = proposal.replan
-          ? await this.#replanAfterRejection(input(), rejected, signal)
-          : await this.#plan(task, p.planning, signal, rejected);
+          ? await this.#replanAfterRejection(input(), rejected, signal, run.recorder)
+          : await this.#plan(task, p.planning, signal, run.recorder, rejected);
         if ("answer" in again) return run.end(again.answer, "final");
         return this.#propose(run, { ...again, earlier: proposal.earlier, replan: proposal.replan });
       }
@@ -162,7 +163,7 @@ export class PlanAndExecute implements Workflow {
     }
 
     if (!p.planned && !p.proposal) {
-      const planned = await this.#plan(task, p.planning, signal);
+      const planned = await this.#plan(task, p.planning, signal, run.recorder);
       const proposal = { ...planned, earlier: [], replan: false };
       if (approves) return this.#propose(run, proposal);
       this.#adopt(run, proposal, planned.steps);
@@ -173,7 +174,7 @@ export class PlanAndExecute implements Workflow {
       if (run.aborted) return run.abort();
       if (p.replanDue) {
         const replanStarted = performance.now();
-        const decision = await this.#replan(input(), signal);
+        const decision = await this.#replan(input(), signal, run.recorder);
         if ("answer" in decision) return run.end(decision.answer, "final");
         p.replanDue = false;
         const steps = "steps" in decision ? decision.steps : p.remaining;
@@ -199,6 +200,7 @@ export class PlanAndExecute implements Workflow {
         stepExecutorInput({ question: task, plan: [...p.done, ...p.remaining], doneCount: p.done.length, history: history.render(), current, review: p.note }),
         id,
         signal,
+        run.recorder,
       );
       // A step cut short by the abort is not done: a resumed run does it again.
       if (run.aborted) return run.abort();
@@ -242,9 +244,10 @@ export class PlanAndExecute implements Workflow {
     input: Parameters<typeof replannerPrompt>[0],
     rejected: { steps: string[]; feedback: string },
     signal: AbortSignal | undefined,
+    recorder: WorkflowRecorder,
   ): Promise<{ answer: string } | Planned> {
     const started = performance.now();
-    const decision = await this.#replan(input, signal, stepPlannerRejectedNote(rejected.steps, rejected.feedback));
+    const decision = await this.#replan(input, signal, recorder, stepPlannerRejectedNote(rejected.steps, rejected.feedback));
     const durationMs = performance.now() - started;
     if ("answer" in decision) return decision;
     if ("steps" in decision) return { steps: decision.steps, errors: [], fallback: false, durationMs };
@@ -255,13 +258,20 @@ export class PlanAndExecute implements Workflow {
    * Continues the planning conversation (which remembers rejected plans) until it yields steps, with
    * one retry after unusable output; when both attempts fail, the task is the only step.
    */
-  async #plan(task: string, messages: Message[], signal: AbortSignal | undefined, rejected?: { steps: string[]; feedback: string }): Promise<Planned> {
+  async #plan(
+    task: string,
+    messages: Message[],
+    signal: AbortSignal | undefined,
+    recorder: WorkflowRecorder,
+    rejected?: { steps: string[]; feedback: string },
+  ): Promise<Planned> {
+    recorder.planningStarted();
     if (rejected) messages.push({ role: "user", content: stepPlannerRejectedNote(rejected.steps, rejected.feedback) });
     const started = performance.now();
     const schema = z.object({ steps: z.array(z.string().trim().min(1)).min(1).max(this.#maxPlanSteps) });
     const errors: string[] = [];
     for (let attempt = 0; attempt < 2; attempt++) {
-      const reply = await requestReply(this.#opts.model, messages, signal ? { signal } : {});
+      const reply = await requestReply(this.#opts.model, messages, { events: recorder, ...(signal ? { signal } : {}) });
       messages.push({ role: "assistant", content: reply.content });
       const read = readJsonReply(reply.content, schema);
       if ("data" in read) return { steps: read.data.steps, errors, fallback: false, durationMs: performance.now() - started };
@@ -278,8 +288,10 @@ export class PlanAndExecute implements Workflow {
   async #replan(
     input: Parameters<typeof replannerPrompt>[0],
     signal: AbortSignal | undefined,
+    recorder: WorkflowRecorder,
     rejection?: string,
   ): Promise<{ answer: string } | { steps: string[] } | { error: string }> {
+    recorder.planningStarted();
     const schema = z.union([
       z.object({ answer: z.string().trim().min(1) }),
       z.object({ steps: z.array(z.string().trim().min(1)).min(1).max(this.#maxPlanSteps) }),
@@ -287,13 +299,13 @@ export class PlanAndExecute implements Workflow {
     const reply = await requestReply(
       this.#opts.model,
       [{ role: "user", content: replannerPrompt(input) }, ...(rejection ? [{ role: "user" as const, content: rejection }] : [])],
-      signal ? { signal } : {},
+      { events: recorder, ...(signal ? { signal } : {}) },
     );
     const read = readJsonReply(reply.content, schema);
     return "data" in read ? read.data : read;
   }
 
-  #execute(input: string, id: string, signal: AbortSignal | undefined): Promise<SubAgentOutcome> {
+  #execute(input: string, id: string, signal: AbortSignal | undefined, recorder: WorkflowRecorder): Promise<SubAgentOutcome> {
     const agent: AgentOptions = {
       name: `step-${id}`,
       model: this.#opts.executorModel ?? this.#opts.model,
@@ -302,10 +314,10 @@ export class PlanAndExecute implements Workflow {
       plugins: this.#opts.executorPlugins?.() ?? [],
       ...(this.#opts.executorMaxSteps ? { maxSteps: this.#opts.executorMaxSteps } : {}),
     };
-    return runSubAgent(agent, input, signal);
+    return runSubAgent(agent, input, signal, recorder.link(id));
   }
 
-  async #summarize(previous: string, steps: readonly CompletedStep[], signal: AbortSignal | undefined): Promise<string> {
+  async #summarize(previous: string, steps: readonly CompletedStep[], signal: AbortSignal | undefined, recorder: WorkflowRecorder): Promise<string> {
     const budget = this.#opts.historyTokenBudget ?? DEFAULT_HISTORY_BUDGET;
     const reply = await requestReply(
       this.#opts.summaryModel ?? this.#opts.model,
@@ -313,7 +325,7 @@ export class PlanAndExecute implements Workflow {
         { role: "system", content: historySummaryPrompt(Math.max(20, Math.floor(budget * 0.35))) },
         { role: "user", content: `Earlier summary: ${previous || "(none)"}\n\nCompleted steps:\n${renderSteps(steps)}` },
       ],
-      signal ? { signal } : {},
+      { events: recorder, ...(signal ? { signal } : {}) },
     );
     return reply.content;
   }

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { Agent, type AgentOptions } from "../../../core/agent.js";
 import type { AgentState } from "../../../core/state.js";
-import type { AgentEventListener } from "../../../core/events.js";
+import type { AgentEventListener, EventParent } from "../../../core/events.js";
 import type { ChatModel } from "../../../core/model.js";
 import type { ApprovalDecision } from "../../../core/approval.js";
 import { PluginHosts, type AfterModelContext, type AfterToolContext, type Plugin, type PluginHost } from "../../../core/plugin.js";
@@ -23,6 +23,7 @@ import {
   subtaskInput,
 } from "./plan-tool-prompts.js";
 import { runSubAgent, type SubAgentOutcome } from "../sub-agent.js";
+import type { WorkflowRecorder } from "../workflow-recorder.js";
 import { WorkflowRun } from "../workflow-run.js";
 import type { Workflow, WorkflowOutcome, WorkflowRunOptions, WorkflowState } from "../workflow.js";
 
@@ -99,7 +100,9 @@ export class PlanTool implements Plugin, Workflow {
     this.#pausesAgent = opts.approvePlans === true && !opts.approvePlan;
     const task = z.string().min(1).describe("The whole task to plan and carry out, in full.");
     const execute = async (args: { task: string; steps?: string[] | undefined }, ctx: ToolContext) =>
-      this.#pausesAgent ? this.#runApproved(args.steps, ctx) : (await this.run(args.task, ctx.signal ? { signal: ctx.signal } : {})).answer;
+      this.#pausesAgent
+        ? this.#runApproved(args.steps, ctx)
+        : (await this.run(args.task, { ...(ctx.signal ? { signal: ctx.signal } : {}), ...callParent(ctx.runId, ctx.agentName, ctx.toolCallId) })).answer;
     this.tool = this.#pausesAgent
       ? defineTool({
           name: PLAN_TOOL_NAME,
@@ -130,7 +133,7 @@ export class PlanTool implements Plugin, Workflow {
     for (const call of ctx.toolCalls) {
       if (call.name !== PLAN_TOOL_NAME || this.tool.check?.(call.arguments)) continue;
       const { task } = JSON.parse(call.arguments) as { task: string };
-      const outcome = await this.#session(task, ctx.signal ? { signal: ctx.signal } : {});
+      const outcome = await this.#session(task, { ...(ctx.signal ? { signal: ctx.signal } : {}), ...callParent(ctx.runId, ctx.agentName, call.id) });
       const pending = outcome.pending?.[0];
       if (!pending) continue;
       this.#proposals.set(call.id, outcome.state);
@@ -163,7 +166,12 @@ export class PlanTool implements Plugin, Workflow {
     if (!state || !pending) throw new ToolError("No plan was made for this call; call plan again.");
     this.#proposals.delete(ctx.toolCallId as string);
     const decision: ApprovalDecision = ctx.editedFrom === undefined ? { action: "approve" } : { action: "edit", arguments: steps ?? [] };
-    const outcome = await this.#session(state.task, { state, decisions: { [pending.id]: decision }, ...(ctx.signal ? { signal: ctx.signal } : {}) });
+    const outcome = await this.#session(state.task, {
+      state,
+      decisions: { [pending.id]: decision },
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+      ...callParent(ctx.runId, ctx.agentName, ctx.toolCallId),
+    });
     return outcome.answer;
   }
 
@@ -216,7 +224,7 @@ export class PlanTool implements Plugin, Workflow {
       if (run.aborted) return run.abort();
       const description = plan[index] as string;
       const end = run.recorder.stepStarted(1, { id: String(index + 1), description, dependsOn: index > 0 ? [String(index)] : [] });
-      const outcome = await this.#execute(subtaskInput(task, plan, index, p.results, p.note), index, signal);
+      const outcome = await this.#execute(subtaskInput(task, plan, index, p.results, p.note), index, signal, run.recorder);
       // A subtask cut short by the abort is not done: a resumed run does it again.
       if (run.aborted) return run.abort();
       const record = end(outcome.text, outcome.isError);
@@ -264,12 +272,14 @@ export class PlanTool implements Plugin, Workflow {
     const { signal } = run;
     const planner = this.#planner();
     if (run.progress.planner) planner.loadState(run.progress.planner);
+    planner.on((event) => run.recorder.emit(event));
+    run.recorder.planningStarted();
     const started = performance.now();
     const schema = z.object({ subtasks: z.array(z.string().trim().min(1)).min(1).max(this.#maxSubtasks) });
     const errors: string[] = [];
     let message = input;
     for (let attempt = 0; attempt < 2; attempt++) {
-      const result = await planner.run(message, signal ? { signal } : {});
+      const result = await planner.run(message, { parent: run.recorder.childOf(), ...(signal ? { signal } : {}) });
       const read = readJsonReply(result.text, schema);
       run.progress.planner = planner.saveState();
       if ("data" in read) return { steps: read.data.subtasks, errors, fallback: false, durationMs: performance.now() - started };
@@ -279,7 +289,7 @@ export class PlanTool implements Plugin, Workflow {
     return { steps: [run.task], errors, fallback: true, durationMs: performance.now() - started };
   }
 
-  #execute(input: string, index: number, signal: AbortSignal | undefined): Promise<SubAgentOutcome> {
+  #execute(input: string, index: number, signal: AbortSignal | undefined, recorder: WorkflowRecorder): Promise<SubAgentOutcome> {
     const agent: AgentOptions = {
       name: `subtask-${index + 1}`,
       model: this.#opts.executorModel ?? this.#opts.model,
@@ -287,6 +297,11 @@ export class PlanTool implements Plugin, Workflow {
       tools: this.#executorTools,
       ...(this.#opts.executorMaxSteps ? { maxSteps: this.#opts.executorMaxSteps } : {}),
     };
-    return runSubAgent(agent, input, signal);
+    return runSubAgent(agent, input, signal, recorder.link(String(index + 1)));
   }
+}
+
+/** The plan call as the parent of the workflow run it starts, when the agent's run is known. */
+function callParent(runId: string | undefined, agent: string | undefined, toolCallId: string | undefined): { parent?: EventParent } {
+  return runId !== undefined ? { parent: { runId, agent: agent ?? "", ...(toolCallId ? { toolCallId } : {}) } } : {};
 }

@@ -37,7 +37,8 @@ describe("Rewoo", () => {
     const solverPrompt = String(solver.requests[0]?.messages[0]?.content);
     expect(solverPrompt).toContain("#E11 = LLM[Combine #E1 with #E10]\nEvidence: combined<Combine fact(q1) with fact(q10)>");
     expect(planner.requests[0]?.tools.map((t) => t.name)).toEqual(["lookup"]);
-    expect(events.map((e) => e.type).filter((t) => t !== "workflow-step-start" && t !== "workflow-step-end")).toEqual([
+    expect(events.map((e) => e.type).filter((t) => t.startsWith("workflow-") && !t.startsWith("workflow-step"))).toEqual([
+      "workflow-planning-started",
       "workflow-planned",
       "workflow-end",
     ]);

@@ -8,6 +8,7 @@ import { requestReply } from "../model-reply.js";
 import { LLM_WORKER, parseRewooPlan, type RewooStep } from "./rewoo-plan-parser.js";
 import { rewooPlannerPrompt, rewooRetryNote, rewooSolverPrompt } from "./rewoo-prompts.js";
 import { toolCatalog } from "../tool-catalog.js";
+import type { WorkflowRecorder } from "../workflow-recorder.js";
 import { WorkflowRun } from "../workflow-run.js";
 import type { Workflow, WorkflowOutcome, WorkflowRunOptions } from "../workflow.js";
 import type { StepRecord } from "../workflow-trace.js";
@@ -57,7 +58,8 @@ export class Rewoo implements Workflow {
     const p = run.progress;
     if (!p.plan) {
       const planStarted = performance.now();
-      const { steps, errors } = await this.#plan(task, signal);
+      run.recorder.planningStarted();
+      const { steps, errors } = await this.#plan(task, signal, run.recorder);
       run.recorder.planned({
         steps: (steps ?? []).map((step) => ({
           id: step.id,
@@ -89,7 +91,7 @@ export class Rewoo implements Workflow {
         unusable.set(step.id, "was not run");
         evidence.set(step.id, text);
       } else {
-        const result = await this.#work(step, substituteEvidence(step.input, evidence), signal);
+        const result = await this.#work(step, substituteEvidence(step.input, evidence), signal, run.recorder);
         // Evidence cut short by the abort is not gathered: a resumed run works the step again.
         if (run.aborted) return run.abort();
         record = end(result.text, result.isError);
@@ -104,19 +106,19 @@ export class Rewoo implements Workflow {
     const reply = await requestReply(
       this.#opts.solverModel ?? this.#opts.model,
       [{ role: "user", content: rewooSolverPrompt(task, steps, evidence) }],
-      signal ? { signal } : {},
+      { events: run.recorder, ...(signal ? { signal } : {}) },
     );
     return run.end(reply.content, "final");
   }
 
-  async #plan(task: string, signal: AbortSignal | undefined): Promise<{ steps?: RewooStep[]; errors: string[] }> {
+  async #plan(task: string, signal: AbortSignal | undefined, recorder: WorkflowRecorder): Promise<{ steps?: RewooStep[]; errors: string[] }> {
     const messages: Message[] = [
       { role: "system", content: rewooPlannerPrompt(toolCatalog(this.#toolkit.all)) },
       { role: "user", content: `Task: ${task}` },
     ];
     const errors: string[] = [];
     for (let attempt = 0; attempt < 2; attempt++) {
-      const reply = await requestReply(this.#opts.model, messages, { tools: this.#toolkit.specs(), ...(signal ? { signal } : {}) });
+      const reply = await requestReply(this.#opts.model, messages, { tools: this.#toolkit.specs(), events: recorder, ...(signal ? { signal } : {}) });
       const parsed = parseRewooPlan(reply, this.#toolkit.names);
       if ("steps" in parsed) return { steps: parsed.steps, errors };
       errors.push(parsed.error);
@@ -126,18 +128,26 @@ export class Rewoo implements Workflow {
     return { errors };
   }
 
-  async #work(step: RewooStep, input: RewooStep["input"], signal: AbortSignal | undefined): Promise<{ text: string; isError: boolean }> {
+  async #work(
+    step: RewooStep,
+    input: RewooStep["input"],
+    signal: AbortSignal | undefined,
+    recorder: WorkflowRecorder,
+  ): Promise<{ text: string; isError: boolean }> {
     if (step.tool === LLM_WORKER) {
       const text = typeof input === "string" ? input : JSON.stringify(input);
       try {
-        const reply = await requestReply(this.#opts.workerModel ?? this.#opts.model, [{ role: "user", content: text }], signal ? { signal } : {});
+        const reply = await requestReply(this.#opts.workerModel ?? this.#opts.model, [{ role: "user", content: text }], {
+          events: recorder,
+          ...(signal ? { signal } : {}),
+        });
         return { text: reply.content, isError: false };
       } catch (error) {
         return { text: error instanceof Error ? error.message : String(error), isError: true };
       }
     }
     const tool = this.#toolkit.get(step.tool) as Tool;
-    return tool.invoke(toToolArguments(tool, input), signal ? { signal } : {});
+    return recorder.invokeTool(tool, toToolArguments(tool, input), { round: 1, stepId: step.id, signal });
   }
 }
 
