@@ -55,6 +55,8 @@ export class WorkflowRun<P> {
     this.#endedState = state?.ended ? structuredClone(state) : undefined;
     this.recorder = new WorkflowRecorder(workflow, task, sink, { name: events.name, parent: opts.parent }, state?.trace);
     this.progress = state ? (structuredClone(state.progress) as P) : fresh();
+    // The same announcement an agent makes, so every surface sees a workflow's pause end alike.
+    if (this.decision) this.recorder.emit({ type: "run-resumed", decisions: pending.length });
   }
 
   /** The outcome a run that already ended had; running it again changes nothing. */
@@ -105,6 +107,8 @@ export class WorkflowRun<P> {
     this.#pending = structuredClone(pending);
     const state = this.state();
     await this.checkpoint(state);
+    // As an agent does: the calls a surface (terminal, viewer, API) must ask about, once saved.
+    this.recorder.emit({ type: "approval-requested", calls: structuredClone(pending) });
     return { ...this.#outcome("", "awaiting-approval", state), pending: structuredClone(pending) };
   }
 
