@@ -36,6 +36,10 @@ describe("parseModelSpec", () => {
     );
   });
 
+  it("explains that scripted:demo is the command line's demo and names the library's scripted models", () => {
+    expect(() => parseModelSpec("scripted:demo", {})).toThrow(/command line's offline demo[\s\S]*scriptedModel\(turns\) or reactiveModel\(reply\)/);
+  });
+
   it.each(["gpt-4o", "openai:", ":gpt-4o", ""])("rejects %j, saying what a spec looks like", (spec) => {
     expect(() => parseModelSpec(spec, {})).toThrow(/should be "provider:model", e\.g\. "openai:gpt-4o-mini"; providers: openai, /);
   });

@@ -78,6 +78,12 @@ export function parseModelSpec(spec: string, env: Record<string, string | undefi
   if (!providerName || !model) {
     throw new Error(`Model "${spec}" should be "provider:model", e.g. "openai:gpt-4o-mini"; providers: ${accepted}`);
   }
+  if (providerName === "scripted") {
+    throw new Error(
+      `"${spec}" is the command line's offline demo: it plays a different scripted part for each strategy, so it is not one model. ` +
+        'In code, script a model with scriptedModel(turns) or reactiveModel(reply), from "stepwise" or "stepwise/testing".',
+    );
+  }
   if (!Object.hasOwn(PROVIDERS, providerName)) {
     throw new Error(`Unknown model provider "${providerName}" in "${spec}"; use one of: ${accepted}`);
   }
