@@ -1,6 +1,7 @@
 import pg from "pg";
 import type { PlanData } from "../planning/notebook/plan.js";
 import type { PlanStorage } from "../planning/notebook/plan-storage.js";
+import { createSchemaIfMissing, inTransaction } from "./postgres-transaction.js";
 
 export type PostgresPlanStorageOptions = {
   /** Keeps several notebooks' plans apart in one database (one scope per run, say). */
@@ -62,7 +63,7 @@ export class PostgresPlanStorage implements PlanStorage {
     if (ownsPool) pool.on("error", () => undefined);
     const scope = opts.scope ?? "default";
     try {
-      await createSchemaIfMissing(pool);
+      await createSchemaIfMissing(pool, { lock: SCHEMA_LOCK, marker: "stepwise_current_plans", ddl: SCHEMA });
       const plans = await pool.query<{ data: PlanData }>("SELECT data FROM stepwise_plans WHERE scope = $1 ORDER BY position", [scope]);
       const current = await pool.query<{ plan_id: string | null }>("SELECT plan_id FROM stepwise_current_plans WHERE scope = $1", [scope]);
       return new PostgresPlanStorage(pool, ownsPool, scope, plans.rows.map((row) => row.data), current.rows[0] ? current.rows[0].plan_id : undefined);
@@ -95,21 +96,13 @@ export class PostgresPlanStorage implements PlanStorage {
   /** One transaction; the copy changes only once it committed, so a failed write leaves both as they were. */
   async commit(plans: PlanData[], currentId: string | null): Promise<void> {
     await this.flush();
-    const client = await this.#pool.connect();
-    try {
-      await client.query("BEGIN");
+    await inTransaction(this.#pool, async (client) => {
       for (const plan of plans) await client.query(UPSERT, [this.scope, plan.id, JSON.stringify(plan)]);
       await client.query(
         `INSERT INTO stepwise_current_plans (scope, plan_id) VALUES ($1, $2) ON CONFLICT (scope) DO UPDATE SET plan_id = excluded.plan_id`,
         [this.scope, currentId],
       );
-      await client.query("COMMIT");
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
     for (const plan of plans) this.#plans.set(plan.id, structuredClone(plan));
     this.#currentId = currentId;
   }
@@ -146,18 +139,3 @@ export class PostgresPlanStorage implements PlanStorage {
   }
 }
 
-async function createSchemaIfMissing(pool: pg.Pool): Promise<void> {
-  const client = await pool.connect();
-  try {
-    await client.query("BEGIN");
-    await client.query("SELECT pg_advisory_xact_lock($1)", [SCHEMA_LOCK]);
-    const { rows } = await client.query<{ ready: boolean }>("SELECT to_regclass('stepwise_current_plans') IS NOT NULL AS ready");
-    if (!rows[0]?.ready) await client.query(SCHEMA);
-    await client.query("COMMIT");
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
-}

@@ -2,6 +2,7 @@ import pg from "pg";
 import type { ApprovalDecisions } from "../core/approval.js";
 import type { AgentEvent } from "../core/events.js";
 import { RunBusyError, RunLeaseLostError, RunNotFoundError, type LoggedEvent, type NewRun, type RunLease, type RunRecord, type RunStatus, type RunStore } from "./run-store.js";
+import { createSchemaIfMissing } from "./postgres-transaction.js";
 
 export type PostgresRunStoreOptions = {
   /** A pool to share with the rest of the application; otherwise one is made from `connectionString` (or the PG* variables). */
@@ -283,28 +284,13 @@ export class PostgresRunStore implements RunStore {
   }
 
   #init(): Promise<void> {
-    this.#ready ??= this.#createSchemaIfMissing().catch((error: unknown) => {
+    this.#ready ??= createSchemaIfMissing(this.#pool, { lock: SCHEMA_LOCK, marker: "stepwise_runs_created", ddl: SCHEMA }).catch((error: unknown) => {
       this.#ready = undefined;
       throw error;
     });
     return this.#ready;
   }
 
-  async #createSchemaIfMissing(): Promise<void> {
-    const client = await this.#pool.connect();
-    try {
-      await client.query("BEGIN");
-      await client.query("SELECT pg_advisory_xact_lock($1)", [SCHEMA_LOCK]);
-      const { rows } = await client.query<{ ready: boolean }>("SELECT to_regclass('stepwise_runs_created') IS NOT NULL AS ready");
-      if (!rows[0]?.ready) await client.query(SCHEMA);
-      await client.query("COMMIT");
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
-  }
 }
 
 function toRecord(row: RunRow): RunRecord {

@@ -3,6 +3,7 @@ import { applyChange, blockerGraph, checkReservedId, idRange, normalizeImport, r
 import { leaseDuration, TaskLeaseError, type ClaimedTask, type ClaimOptions, type FencedWrite, type TaskClaim, type TaskLease } from "../planning/tasks/task-lease.js";
 import type { TaskStore, TaskStoreState } from "../planning/tasks/task-store.js";
 import { countByState, isTaskId, newTask, TaskRuleError, type Task, type TaskBoardChange, type TaskChange, type TaskDraft, type TaskImport, type TaskState } from "../planning/tasks/task.js";
+import { createSchemaIfMissing } from "./postgres-transaction.js";
 
 type TaskRow = {
   id: string;
@@ -460,29 +461,14 @@ export class PostgresTaskStore implements TaskStore {
   }
 
   async #open(): Promise<void> {
-    await this.#createSchemaIfMissing();
+    // CREATE INDEX IF NOT EXISTS share-locks the tasks table even when the index is there, which
+    // would stall (and, held while waiting on a board row, deadlock) the writers of a live board.
+    await createSchemaIfMissing(this.#pool, { lock: SCHEMA_LOCK, marker: SCHEMA_MARKER, ddl: SCHEMA });
     // A statement of its own: when another process is counting this board's row up, we wait for it
     // holding no lock that process needs.
     await this.#pool.query("INSERT INTO stepwise_task_boards (board_id, next_id) VALUES ($1, 1) ON CONFLICT DO NOTHING", [this.boardId]);
   }
 
-  async #createSchemaIfMissing(): Promise<void> {
-    const client = await this.#pool.connect();
-    try {
-      await client.query("BEGIN");
-      await client.query("SELECT pg_advisory_xact_lock($1)", [SCHEMA_LOCK]);
-      // CREATE INDEX IF NOT EXISTS share-locks the tasks table even when the index is there, which
-      // would stall (and, held while waiting on a board row, deadlock) the writers of a live board.
-      const { rows } = await client.query<{ ready: boolean }>("SELECT to_regclass($1) IS NOT NULL AS ready", [SCHEMA_MARKER]);
-      if (!rows[0]?.ready) await client.query(SCHEMA);
-      await client.query("COMMIT");
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
-  }
 
   async #transaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     await this.#init();
