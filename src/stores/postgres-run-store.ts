@@ -290,7 +290,6 @@ export class PostgresRunStore implements RunStore {
     });
     return this.#ready;
   }
-
 }
 
 function toRecord(row: RunRow): RunRecord {
