@@ -131,9 +131,9 @@ export type KilledWorkersOutcome = {
 };
 
 /**
- * Drains a board with `workers` processes, of which the first `killed` are killed with SIGKILL right
- * after a claim: each hangs in its n-th task (n = 1, 2, …), and is killed as soon as it has printed
- * that claim. The others must finish the board, the killed workers' tasks included.
+ * Drains a board with `workers` processes, of which `killed` are killed with SIGKILL right after a
+ * claim: each hangs in its n-th task (n = 1, 2, …), and is killed as soon as it has printed that
+ * claim. The others, started then, must finish the board, the killed workers' tasks included.
  */
 export async function drainWithKilledWorkers(opts: {
   store: string;
@@ -143,26 +143,26 @@ export async function drainWithKilledWorkers(opts: {
   leaseMs: number;
   heartbeatMs: number;
 }): Promise<KilledWorkersOutcome> {
-  const processes = Array.from({ length: opts.workers }, (_, i) => {
-    const victim = i < opts.killed;
-    const worker = victim ? `victim-${i + 1}` : `survivor-${i + 1 - opts.killed}`;
-    return { victim, hangAt: i + 1, process: startWorkerProcess({ store: opts.store, boardId: opts.boardId, worker, leaseMs: opts.leaseMs, heartbeatMs: opts.heartbeatMs, ...(victim ? { hangAt: i + 1 } : {}) }) };
-  });
+  const start = (worker: string, hangAt?: number) =>
+    startWorkerProcess({ store: opts.store, boardId: opts.boardId, worker, leaseMs: opts.leaseMs, heartbeatMs: opts.heartbeatMs, ...(hangAt ? { hangAt } : {}) });
+  // The victims go first and alone, so each surely reaches its n-th claim (on a busy machine the others
+  // could otherwise drain the board before it does); the survivors start once every victim is dead.
+  const victims = Array.from({ length: opts.killed }, (_, i) => ({ hangAt: i + 1, process: start(`victim-${i + 1}`, i + 1) }));
   const killed = await Promise.all(
-    processes
-      .filter((p) => p.victim)
-      .map(async ({ process, hangAt }) => {
-        // The n-th claim line: the worker now hangs holding that task.
-        const line = await process.waitForLine(/^claimed \d+$/, hangAt);
-        process.kill();
-        await process.exited;
-        return { worker: process.worker, taskId: line.slice("claimed ".length) };
-      }),
+    victims.map(async ({ process, hangAt }) => {
+      // The n-th claim line: the worker now hangs holding that task.
+      const line = await process.waitForLine(/^claimed \d+$/, hangAt);
+      process.kill();
+      await process.exited;
+      return { worker: process.worker, taskId: line.slice("claimed ".length) };
+    }),
   );
-  const survivors = (await Promise.all(processes.filter((p) => !p.victim).map((p) => p.process.exited))) as WorkerPoolReport[];
+  const others = Array.from({ length: opts.workers - opts.killed }, (_, i) => start(`survivor-${i + 1}`));
+  const survivors = (await Promise.all(others.map((p) => p.exited))) as WorkerPoolReport[];
+  const processes = [...victims.map((v) => v.process), ...others];
   const completions = new Map<string, number>();
   const expired: { taskId: string; owner: string }[] = [];
-  for (const { process } of processes) {
+  for (const process of processes) {
     for (const line of process.lines) {
       const [kind, taskId, owner] = line.split(" ");
       if (kind === "done" && taskId) completions.set(taskId, (completions.get(taskId) ?? 0) + 1);
