@@ -13,6 +13,7 @@ import { openRuns, type Runs } from "../runs/runs.js";
 import { openSqliteDatabase } from "../stores/sqlite-database.js";
 import { SqliteRunStore } from "../stores/sqlite-run-store.js";
 import { startViewer, type Viewer } from "./viewer-server.js";
+import { bulkyEvent } from "./test-support/bulky-event.js";
 
 const quiet = () => new Writable({ write: (_chunk, _encoding, done) => done() });
 
@@ -229,16 +230,6 @@ describe("the event stream", () => {
 
 describe("event streams under clients that do not read", () => {
   const BACKLOG = 10_000;
-  const bulky = (n: number): AgentEvent => ({
-    type: "tool-end",
-    agent: "writer",
-    time: n,
-    step: n,
-    call: { id: `c${n}`, name: "read_file", arguments: "{}" },
-    result: { text: `result ${n} ${"x".repeat(1000)}`, isError: false },
-    refused: false,
-    durationMs: 1,
-  });
   // A connection's own buffer (16 KiB) and the one event that overflowed it, with room to spare.
   const BOUND = 64 * 1024;
 
@@ -249,7 +240,7 @@ describe("event streams under clients that do not read", () => {
     // Written in one transaction, as a driver's events would be over a long run.
     const insert = db.prepare("INSERT INTO run_events (run_id, seq, event) VALUES (?, ?, ?)");
     db.transaction(() => {
-      for (let n = 1; n <= BACKLOG; n++) insert.run(id, n, JSON.stringify(bulky(n)));
+      for (let n = 1; n <= BACKLOG; n++) insert.run(id, n, JSON.stringify(bulkyEvent(n)));
     })();
     db.close();
   }

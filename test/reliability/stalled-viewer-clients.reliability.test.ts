@@ -8,6 +8,7 @@ import { openSqliteDatabase } from "../../src/stores/sqlite-database.js";
 import { SqliteRunStore } from "../../src/stores/sqlite-run-store.js";
 import { CLI, freshHome } from "../cli/cli-harness.js";
 import { recordFigure } from "./figures.js";
+import { bulkyEvent } from "../../src/web/test-support/bulky-event.js";
 
 const EVENTS = 10_000;
 const STALLED = 30;
@@ -55,16 +56,7 @@ describe("the viewer (stepwise ui, a real process) with clients that never read"
     const insert = db.prepare("INSERT INTO run_events (run_id, seq, event) VALUES (?, ?, ?)");
     db.transaction(() => {
       for (let n = 1; n <= EVENTS; n++) {
-        insert.run("big", n, JSON.stringify({
-          type: "tool-end",
-          agent: "writer",
-          time: n,
-          step: n,
-          call: { id: `c${n}`, name: "read_file", arguments: "{}" },
-          result: { text: `result ${n} ${"x".repeat(1000)}`, isError: false },
-          refused: false,
-          durationMs: 1,
-        }));
+        insert.run("big", n, JSON.stringify(bulkyEvent(n)));
       }
     })();
     db.close();
