@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { repairArguments } from "../../core/argument-repair.js";
+import { boundedText } from "../../core/bounded-quote.js";
 import { defineTool, type Tool } from "../../core/tool.js";
 import { formatTimestamp } from "./plan-markdown.js";
 import { planEditNote, type PlanProposal } from "./plan-edit-description.js";
@@ -127,12 +128,13 @@ export function createPlanTools(notebook: PlanNotebook): Tool[] {
     defineTool({
       name: "view_historical_plans",
       description: TOOL_DESCRIPTIONS.view_historical_plans,
-      parameters: z.object({}),
+      parameters: z.object({
+        state: z.enum(["done", "abandoned"]).optional().describe(ARG.historyState),
+        limit: z.number().int().min(1).max(MAX_HISTORY_LIMIT).optional().describe(ARG.historyLimit),
+      }),
       readOnly: true,
-      execute() {
-        const plans = notebook.historicalPlans();
-        if (plans.length === 0) return "There are no archived plans.";
-        return plans.map(describeArchivedPlan).join("\n");
+      execute(args) {
+        return archivedPlansText(notebook.historicalPlans(), args.state, args.limit ?? DEFAULT_HISTORY_LIMIT);
       },
     }),
     defineTool({
@@ -161,9 +163,29 @@ function parseProposal(text: string): PlanProposal | null {
   return read.success ? (read.data as PlanProposal) : null;
 }
 
+// The list's default view stays small however many plans pile up: the newest first, each line bounded.
+const DEFAULT_HISTORY_LIMIT = 20;
+const MAX_HISTORY_LIMIT = 200;
+const DESCRIPTION_LIMIT = 200;
+
+/** The newest `limit` archived plans (of `state`, when given), oldest first as stored, and what was left out. */
+function archivedPlansText(all: readonly Plan[], state: "done" | "abandoned" | undefined, limit: number): string {
+  if (all.length === 0) return "There are no archived plans.";
+  const matching = state ? all.filter((plan) => plan.state === state) : all;
+  if (matching.length === 0) return `None of the ${all.length} archived plans is ${state}.`;
+  const shown = matching.slice(-limit);
+  const lines = shown.map(describeArchivedPlan);
+  if (shown.length === all.length) return lines.join("\n");
+  const done = all.filter((plan) => plan.state === "done").length;
+  const summary =
+    `${all.length} archived plans (${done} done, ${all.length - done} abandoned); ` +
+    `showing the ${shown.length} newest${state ? ` ${state}` : ""}. Pass state or a larger limit (up to ${MAX_HISTORY_LIMIT}) to see others.`;
+  return [summary, ...lines].join("\n");
+}
+
 function describeArchivedPlan(plan: Plan): string {
   return (
-    `- id: ${plan.id} | name: ${plan.name} | created at: ${formatTimestamp(plan.createdAt)} | state: ${plan.state}\n` +
-    `  description: ${plan.description}`
+    `- id: ${plan.id} | name: ${boundedText(plan.name, DESCRIPTION_LIMIT)} | created at: ${formatTimestamp(plan.createdAt)} | state: ${plan.state}\n` +
+    `  description: ${boundedText(plan.description, DESCRIPTION_LIMIT)}`
   );
 }

@@ -20,7 +20,7 @@ export const TOOL_DESCRIPTIONS = {
   finish_plan:
     "Finish the current plan as 'done' (every subtask done or abandoned) or 'abandoned', with its outcome. The " +
     "plan is archived and can be listed with 'view_historical_plans'.",
-  view_historical_plans: "List archived plans: id, name, creation time, description and state.",
+  view_historical_plans: "List archived plans: id, name, creation time, description and state; the newest 20 unless you pass a limit or a state.",
   recover_historical_plan:
     "Make an archived plan current again, by its id from 'view_historical_plans'. The plan that was current " +
     "is archived (as abandoned if it was unfinished).",
@@ -45,6 +45,8 @@ export const ARGUMENT_DESCRIPTIONS = {
   planState: "'done' when the plan's goal is reached, 'abandoned' when it is given up.",
   planOutcome: "The concrete outcome of the plan, or why it was abandoned.",
   planId: "The id of an archived plan, as listed by 'view_historical_plans'.",
+  historyState: "Only plans that ended this way.",
+  historyLimit: "How many of the newest plans to list (default 20).",
 } as const;
 
 /** The error for asking update_subtask_state to set 'done'. */
