@@ -17,7 +17,9 @@ import { cliTools, openCliStores, RUN_DEFAULTS, runCommand, type RunCommandOptio
 import { workerCommand } from "./worker-command.js";
 import { defaultDatabasePath } from "./stepwise-home.js";
 import { storeProblem } from "./store-problem.js";
-import { tasksList, tasksShow } from "./tasks-command.js";
+import { TASK_LIST_DEFAULT_LIMIT } from "../planning/tasks/task-text.js";
+import { TASK_STATES, type TaskState } from "../planning/tasks/task.js";
+import { tasksList, tasksShow, type TasksListOptions } from "./tasks-command.js";
 import { terminalPrompter } from "./terminal-prompter.js";
 import { startViewer } from "../web/viewer-server.js";
 
@@ -42,6 +44,11 @@ function positiveInteger(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError("expected a whole number of at least 1.");
   return n;
+}
+
+function taskStatus(value: string): TaskState {
+  if ((TASK_STATES as readonly string[]).includes(value)) return value as TaskState;
+  throw new InvalidArgumentError(`expected one of: ${TASK_STATES.join(", ")}.`);
 }
 
 program
@@ -110,8 +117,12 @@ const boardOptions = (command: Command) =>
   command
     .option("--store <url>", "sqlite (default) or postgres://…")
     .option("--board <id>", "board id (default: the latest tasks run's board)");
-boardOptions(tasks.command("list").description("One line per task."))
-  .action((opts: { store?: string; board?: string }) => tasksList({ ...opts, database: storePath() }, process.stdout));
+boardOptions(tasks.command("list").description("One line per task, open work first, as the model's TaskList shows them."))
+  .option("--status <status>", "only tasks with this status: pending, in_progress or completed", taskStatus)
+  .option("--owner <name>", "only tasks owned by this name")
+  .option("--ready", "only tasks free to start (pending, no open blockers, no owner)")
+  .option("--limit <n>", `at most this many tasks (default ${TASK_LIST_DEFAULT_LIMIT})`, positiveInteger)
+  .action((opts: TasksListOptions) => tasksList({ ...opts, database: storePath() }, process.stdout));
 boardOptions(tasks.command("show").description("Everything about one task.").argument("<id>", "task id"))
   .action((id: string, opts: { store?: string; board?: string }) => tasksShow({ ...opts, database: storePath() }, id, process.stdout));
 

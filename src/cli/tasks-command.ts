@@ -1,5 +1,6 @@
 import type { TaskStore } from "../planning/tasks/task-store.js";
-import { stateLookup, taskDetailText, taskListText } from "../planning/tasks/task-text.js";
+import type { TaskState } from "../planning/tasks/task.js";
+import { stateLookup, TASK_LIST_DEFAULT_LIMIT, taskDetailText, taskListView } from "../planning/tasks/task-text.js";
 import { checkTaskStore, type RunStores } from "../runs/run-stores.js";
 import { CliError } from "./cli-error.js";
 import { openCliStores } from "./run-command.js";
@@ -33,10 +34,21 @@ async function withStore<T>(opts: TasksOptions, use: (store: TaskStore) => Promi
   }
 }
 
-/** `stepwise tasks list`: one line per task, as the model's TaskList shows them. */
-export function tasksList(opts: TasksOptions, out: NodeJS.WritableStream): Promise<void> {
+export type TasksListOptions = TasksOptions & { status?: TaskState; owner?: string; ready?: boolean; limit?: number };
+
+/**
+ * `stepwise tasks list`: the view the model's TaskList gives, with the same filters: a summary line,
+ * open work first, and at most `limit` tasks, saying how many were left out, however large the board.
+ */
+export function tasksList(opts: TasksListOptions, out: NodeJS.WritableStream): Promise<void> {
   return withStore(opts, async (store) => {
-    out.write(`board ${store.boardId}\n${taskListText(await store.list())}\n`);
+    const view = taskListView(await store.list(), {
+      limit: opts.limit ?? TASK_LIST_DEFAULT_LIMIT,
+      ...(opts.status ? { status: opts.status } : {}),
+      ...(opts.owner ? { owner: opts.owner } : {}),
+      ...(opts.ready ? { ready: true } : {}),
+    });
+    out.write(`board ${store.boardId}\n${view}\n`);
   }, () => void out.write(`${NO_BOARD}\n`));
 }
 
