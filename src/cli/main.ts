@@ -11,7 +11,7 @@ import { exitCodeOf, exitCodesHelp } from "./run-endings.js";
 import { runDemo } from "./demo/demo-command.js";
 import { DEMO_MODEL, modelsFor } from "./model-option.js";
 import { mcpCommand } from "./mcp-command.js";
-import { plansList, plansShow } from "./plans-command.js";
+import { PLANS_LISTED, plansList, plansShow } from "./plans-command.js";
 import { openRuns } from "../runs/runs.js";
 import { cliTools, openCliStores, RUN_DEFAULTS, runCommand, type RunCommandOptions } from "./run-command.js";
 import { workerCommand } from "./worker-command.js";
@@ -104,8 +104,9 @@ program
 const plans = program.command("plans").description("Read the plans kept in the store.");
 plans
   .command("list")
-  .description("One line per plan, newest run first.")
-  .action(() => plansList(storePath(), process.stdout));
+  .description(`One line per plan, newest run first; at most ${PLANS_LISTED} unless --limit says otherwise.`)
+  .option("--limit <n>", `at most this many plans (default ${PLANS_LISTED})`, positiveInteger)
+  .action((opts: { limit?: number }) => plansList(storePath(), process.stdout, opts.limit));
 plans
   .command("show")
   .description("A plan in detail.")

@@ -26,17 +26,21 @@ async function storedPlans(database: string): Promise<StoredPlan[]> {
   }
 }
 
-/** `stepwise plans list`: one line per plan. */
-export async function plansList(database: string, out: NodeJS.WritableStream): Promise<void> {
+/** How many plans `plans list` shows when not told: one screen, however many the store keeps. */
+export const PLANS_LISTED = 50;
+
+/** `stepwise plans list`: one line per plan, the first `limit`, saying how many were left out. */
+export async function plansList(database: string, out: NodeJS.WritableStream, limit = PLANS_LISTED): Promise<void> {
   const plans = await storedPlans(database);
   if (plans.length === 0) {
     out.write("No plans yet: the store is empty. Run: stepwise run \"<task>\" --strategy notebook\n");
     return;
   }
-  for (const { plan, origin } of plans) {
+  for (const { plan, origin } of plans.slice(0, limit)) {
     const done = plan.subtasks.filter((s) => s.state === "done").length;
     out.write(`${plan.id}  ${plan.state.padEnd(11)} ${done}/${plan.subtasks.length}  ${plan.name}  (${origin}, ${plan.createdAt})\n`);
   }
+  if (plans.length > limit) out.write(`… ${plans.length - limit} more of ${plans.length} plans not shown; pass --limit to see more.\n`);
 }
 
 /** `stepwise plans show <id>`: the plan in its detailed markdown form. A unique id prefix is enough. */
