@@ -14,11 +14,12 @@ import {
 import { cloneMessages, type AssistantMessage, type Message, type ToolCall, type ToolMessage } from "./messages.js";
 import { addUsage, type ChatModel, type ModelRequest, type ModelResponse, type Usage } from "./model.js";
 import { decidePermission, type PermissionPolicy } from "./permissions.js";
-import type { AfterModelContext, Plugin, PluginHost } from "./plugin.js";
+import type { Plugin, PluginHost } from "./plugin.js";
 import type { RunResult, StopReason } from "./run-result.js";
 import { AGENT_STATE_VERSION, isAgentState, type AgentState } from "./state.js";
 import type { Tool, ToolResult } from "./tool.js";
 import { Toolkit } from "./toolkit.js";
+import { decideTurn } from "./turn-decisions.js";
 
 export interface AgentOptions {
   name?: string;
@@ -325,7 +326,7 @@ export class Agent {
         model,
       });
 
-      const turn = await this.#afterModel(message, step, signal, continued);
+      const turn = await decideTurn(this.plugins, this.#turnContext(step, signal), message, message.toolCalls ?? [], continued);
       const calls = message.toolCalls ?? [];
       if (calls.length === 0) {
         if (turn.notes.length === 0) return finish("final");
@@ -406,43 +407,6 @@ export class Agent {
     }
     for (const note of notes) messages.push({ role: "user", content: note });
     return { messages, ephemeralFrom };
-  }
-
-  async #afterModel(
-    message: AssistantMessage,
-    step: number,
-    signal: AbortSignal | undefined,
-    continued: Set<Plugin>,
-  ): Promise<{ refusals: Map<string, string>; notes: string[] }> {
-    const refusals = new Map<string, string>();
-    const notes: string[] = [];
-    const calls = message.toolCalls ?? [];
-    for (const plugin of this.plugins) {
-      if (!plugin.afterModel) continue;
-      const ctx: AfterModelContext = {
-        ...this.#turnContext(step, signal),
-        message,
-        toolCalls: calls,
-        refuse: (callId, reason) => {
-          if (!calls.some((c) => c.id === callId)) throw new Error(`refuse: no tool call with id "${callId}" in this turn.`);
-          refusals.set(callId, reason);
-        },
-        rewrite: (callId, change) => {
-          const call = calls.find((c) => c.id === callId);
-          if (!call) throw new Error(`rewrite: no tool call with id "${callId}" in this turn.`);
-          if (change.name !== undefined) call.name = change.name;
-          if (change.arguments !== undefined) call.arguments = change.arguments;
-        },
-        continueWith: (note) => {
-          // A turn with tool calls continues anyway; the once-per-run allowance is kept for a real stop.
-          if (calls.length > 0 || continued.has(plugin)) return;
-          continued.add(plugin);
-          notes.push(note);
-        },
-      };
-      await plugin.afterModel(ctx);
-    }
-    return { refusals, notes };
   }
 
   /**

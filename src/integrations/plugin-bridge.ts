@@ -3,6 +3,7 @@ import { EventHub, stampEvent, type AgentEventListener, type EventScope } from "
 import type { AssistantMessage, Message, ToolCall } from "../core/messages.js";
 import type { Plugin, PluginHost, TurnContext } from "../core/plugin.js";
 import type { Tool, ToolResult } from "../core/tool.js";
+import { decideTurn, type TurnDecisions } from "../core/turn-decisions.js";
 
 export interface PluginBridgeOptions {
   /** The name plugins see as the agent's (task owner, event stamp). */
@@ -12,13 +13,9 @@ export interface PluginBridgeOptions {
 }
 
 /** What the plugins decided about one model turn, for a framework to carry out its own way. */
-export type TurnDecisions = {
-  /** Calls not to run, by id, with the error text the model must see instead. */
-  refusals: Map<string, string>;
+export type BridgedTurnDecisions = Omit<TurnDecisions, "notes"> & {
   /** The turn's calls after the plugins' rewrites, in call order. */
   calls: ToolCall[];
-  /** Whether some call's name or arguments were rewritten. */
-  rewritten: boolean;
   /** Set when a plugin asked for one more model turn although this one called no tool. */
   continueNote?: string;
 };
@@ -93,36 +90,11 @@ export class PluginBridge {
     return tail;
   }
 
-  /** Lets every plugin refuse or rewrite the turn's calls, or ask for one more turn. */
-  async afterModel(ctx: TurnContext, message: AssistantMessage): Promise<TurnDecisions> {
+  /** Lets every plugin refuse or rewrite the turn's calls (on a copy), or ask for one more turn. */
+  async afterModel(ctx: TurnContext, message: AssistantMessage): Promise<BridgedTurnDecisions> {
     const calls = (message.toolCalls ?? []).map((call) => ({ ...call }));
-    const decisions: TurnDecisions = { refusals: new Map(), calls, rewritten: false };
-    for (const plugin of this.plugins) {
-      if (!plugin.afterModel) continue;
-      await plugin.afterModel({
-        ...ctx,
-        message,
-        toolCalls: calls,
-        refuse: (callId, reason) => {
-          if (!calls.some((c) => c.id === callId)) throw new Error(`refuse: no tool call with id "${callId}" in this turn.`);
-          decisions.refusals.set(callId, reason);
-        },
-        rewrite: (callId, change) => {
-          const call = calls.find((c) => c.id === callId);
-          if (!call) throw new Error(`rewrite: no tool call with id "${callId}" in this turn.`);
-          if (change.name !== undefined) call.name = change.name;
-          if (change.arguments !== undefined) call.arguments = change.arguments;
-          decisions.rewritten = true;
-        },
-        continueWith: (note) => {
-          // As in the Stepwise agent: a turn with calls goes on anyway; one continuation per run and plugin.
-          if (calls.length > 0 || this.#continued.has(plugin) || decisions.continueNote !== undefined) return;
-          this.#continued.add(plugin);
-          decisions.continueNote = note;
-        },
-      });
-    }
-    return decisions;
+    const { refusals, rewritten, notes } = await decideTurn(this.plugins, ctx, message, calls, this.#continued);
+    return { refusals, calls, rewritten, ...(notes.length > 0 ? { continueNote: notes.join("\n\n") } : {}) };
   }
 
   /** Shows every plugin one tool result. */
