@@ -292,8 +292,10 @@ export class PostgresTaskStore implements TaskStore {
       this.#announce({ boardId: this.boardId, action: "updated", taskIds: [String(row.task.id)] });
       return fromJsonRow(row.task);
     }
-    if (!row.found) throw unknownTaskError(id, await this.#allIds());
-    throw new TaskLeaseError(opts.lease as TaskLease, row.db_now.toISOString());
+    // No row changed. Without a lease to check, the task was deleted by a writer this update waited
+    // on; `found` reads the statement's snapshot, from before that delete, so it cannot tell.
+    if (!row.found || !opts.lease) throw unknownTaskError(id, await this.#allIds());
+    throw new TaskLeaseError(opts.lease, row.db_now.toISOString());
   }
 
   async remove(id: string): Promise<void> {
