@@ -66,6 +66,8 @@ export type { ModelProvider, ResolveModelOptions } from "./models/model-spec.js"
 export { ModelError } from "./models/model-error.js";
 export type { ModelErrorKind, ModelErrorDetails } from "./models/model-error.js";
 export type { RetryOptions } from "./models/retry.js";
+export { estimateCostUsd, priceOf, KNOWN_MODEL_PRICES } from "./models/model-prices.js";
+export type { ModelPrice } from "./models/model-prices.js";
 export { workspaceTools, readOnlyWorkspaceTools } from "./tools/workspace-tools.js";
 export type { WorkspaceToolsOptions } from "./tools/workspace-tools.js";
 export { DEFAULT_WORKSPACE_LIMITS } from "./tools/workspace-limits.js";

@@ -10,3 +10,5 @@ export type { ModelProvider, ResolveModelOptions } from "./model-spec.js";
 export { ModelError } from "./model-error.js";
 export type { ModelErrorKind, ModelErrorDetails } from "./model-error.js";
 export type { RetryOptions } from "./retry.js";
+export { estimateCostUsd, priceOf, KNOWN_MODEL_PRICES } from "./model-prices.js";
+export type { ModelPrice } from "./model-prices.js";
