@@ -31,7 +31,10 @@ function describe(node: unknown, depth: number): string {
       const fields = Object.entries(props).map(
         ([key, value]) => `${key}${required.has(key) ? "" : "?"}: ${describe(value, depth + 1)}`,
       );
-      return `{ ${fields.join(", ")} }`;
+      // A map (a record, or an object with extra keys of one type) shows its value type.
+      const extra = s["additionalProperties"];
+      if (typeof extra === "object" && extra !== null) fields.push(`[key: string]: ${describe(extra, depth + 1)}`);
+      return fields.length === 0 ? "{}" : `{ ${fields.join(", ")} }`;
     }
     case "array":
       return `${wrap(describe(s["items"], depth + 1))}[]`;
