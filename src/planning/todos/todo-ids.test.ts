@@ -43,6 +43,15 @@ describe("todo ids and the patch form (on by default)", () => {
     expect(model.requests[2]?.messages.at(-1)?.content).toContain("pending:\n#3 C\nin_progress:\n#1 A\npending:\n#4 D");
   });
 
+  it("matches items by content when a complete list carries ids, as a model copying the recitation may send", async () => {
+    const { model, results } = await run([
+      call(three),
+      call({ todos: [{ id: 2, content: "B", status: "in_progress" }, { id: 1, content: "A", status: "completed" }] }),
+    ]);
+    expect(results[1]).toBe(TODOS_SAVED);
+    expect(model.requests[2]?.messages.at(-1)?.content).toContain("in_progress:\n#2 B\ncompleted:\n#1 A\n</todo-list>");
+  });
+
   it("answers an unknown id with the ids in the list, applying nothing", async () => {
     const { results, todos } = await run([
       call({ updates: { "1": "completed" } }),
