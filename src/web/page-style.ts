@@ -52,6 +52,7 @@ pre.error { color: var(--failed); }
 .diff .add { color: var(--done); background: color-mix(in srgb, var(--done) 12%, transparent); display: block; }
 .diff .del { color: var(--failed); background: color-mix(in srgb, var(--failed) 12%, transparent); display: block; }
 .diff .same { display: block; color: var(--muted); }
+.diff-title { font-weight: 600; margin: .6rem 0 .2rem; }
 .totals { margin-top: .2rem; }
 .legend { font-size: .8rem; color: var(--muted); margin-bottom: .3rem; }
 .legend .key { display: inline-block; width: .9rem; height: .6rem; border-radius: 2px; margin-left: .5rem; vertical-align: middle; }
@@ -73,7 +74,7 @@ table.calls td, table.calls th { padding: .15rem .5rem; border-bottom: 1px solid
 button.link { background: none; border: none; color: var(--progress); cursor: pointer; font: inherit; padding: 0; }
 button.close { float: right; font-size: .8rem; }
 ol.messages { padding-left: 1.6rem; } ul.messages.answer { list-style: none; padding-left: 0; }
-li.message { margin: .3rem 0; } li.message .role { font-size: .75rem; color: var(--muted); text-transform: uppercase; letter-spacing: .04em; }
+li.message { margin: .3rem 0; } li.message pre { max-height: 12rem; } li.message .role { font-size: .75rem; color: var(--muted); text-transform: uppercase; letter-spacing: .04em; }
 li.message.tail pre { border-left: 3px solid var(--wait); background: color-mix(in srgb, var(--wait) 8%, var(--bg)); }
 .tail-note { color: var(--wait); font-size: .8rem; font-weight: 600; margin: .6rem 0 .2rem; }
 ul.tree { list-style: none; padding: 0; margin: 0; } ul.tree li { padding: .1rem 0; }

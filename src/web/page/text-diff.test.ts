@@ -11,7 +11,8 @@ describe("lineDiff", () => {
 
   it("shows a new file as added lines and an unchanged file as kept lines", () => {
     expect(show("", "x\ny")).toEqual(["+x", "+y"]);
-    expect(show("same\n", "same\n")).toEqual([" same", " "]);
+    expect(show("same\nline\n", "same\nline\n")).toEqual([" same", " line"]);
+    expect(show("a\n", "a\nb\n")).toEqual([" a", "+b"]);
   });
 
   it("aligns moved blocks on their longest common run of lines", () => {

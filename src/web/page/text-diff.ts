@@ -9,15 +9,23 @@ const MAX_ALIGNED_PAIRS = 1_000_000;
  * subsequence of lines. An empty `before` reads as an added file.
  */
 export function lineDiff(before: string, after: string): DiffLine[] {
-  const a = before === "" ? [] : before.split("\n");
-  const b = after === "" ? [] : after.split("\n");
+  const a = lines(before);
+  const b = lines(after);
   let head = 0;
   while (head < a.length && head < b.length && a[head] === b[head]) head++;
   let tail = 0;
   while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
   const middle = alignLines(a.slice(head, a.length - tail), b.slice(head, b.length - tail));
-  const kept = (lines: string[]): DiffLine[] => lines.map((text) => ({ op: " ", text }));
+  const kept = (texts: string[]): DiffLine[] => texts.map((text) => ({ op: " ", text }));
   return [...kept(a.slice(0, head)), ...middle, ...kept(a.slice(a.length - tail))];
+}
+
+/** A text's lines; a final newline ends the last line rather than starting an empty one. */
+function lines(text: string): string[] {
+  if (text === "") return [];
+  const all = text.split("\n");
+  if (all.at(-1) === "") all.pop();
+  return all;
 }
 
 function alignLines(a: string[], b: string[]): DiffLine[] {

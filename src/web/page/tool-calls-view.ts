@@ -54,8 +54,8 @@ export function toolCallBody(record: ToolCallRecord): HTMLElement[] {
   if (change) parts.push(change);
   parts.push(el("h3", { text: "Arguments" }), el("pre", { class: "args", text: prettyJson(record.call.arguments) }));
   if (record.result) {
-    const how = (record.refused ? "refused" : record.result.isError ? "error" : "result") + (record.durationMs !== undefined ? " · " + formatMs(record.durationMs) : "");
-    parts.push(el("h3", { text: "Result (" + how + ")" }), el("pre", { class: "result" + (record.result.isError ? " error" : ""), text: record.result.text }));
+    const how = (record.refused ? "Refused" : record.result.isError ? "Error" : "Result") + (record.durationMs !== undefined ? " · " + formatMs(record.durationMs) : "");
+    parts.push(el("h3", { text: how }), el("pre", { class: "result" + (record.result.isError ? " error" : ""), text: record.result.text }));
   }
   return parts;
 }
@@ -83,7 +83,7 @@ function diffBlock(title: string, lines: ReturnType<typeof lineDiff>): HTMLEleme
   return el(
     "div",
     { class: "diff" },
-    el("h3", { text: title }),
+    el("p", { class: "diff-title", text: title }),
     el(
       "pre",
       {},
