@@ -421,7 +421,7 @@ describe("who may use the viewer", () => {
     const guarded = await startViewer({ runs, host: "0.0.0.0", port: 0, token: "s3cret" });
     try {
       const base = guarded.url.replace("0.0.0.0", "127.0.0.1");
-      for (const path of ["/", "/runs", "/assets/viewer.js"]) expect((await fetch(new URL(path, base))).status).toBe(401);
+      for (const path of ["/", "/runs", "/assets/web/page/main.js"]) expect((await fetch(new URL(path, base))).status).toBe(401);
       expect((await fetch(new URL("/runs?token=wrong", base))).status).toBe(401);
       expect((await fetch(new URL("/runs", base), { headers: { cookie: "stepwise_ui_token=wrong" } })).status).toBe(401);
 

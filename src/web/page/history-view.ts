@@ -1,9 +1,8 @@
-import type { Plan } from "../../planning/notebook/plan.js";
 import { card, el, formatTokens } from "./dom.js";
 import type { RunDetails } from "./run-view.js";
 
-/** A plan as `GET /runs/:id/plans` sends it (plain JSON). */
-export type PlanJson = Pick<Plan, "name" | "description" | "state" | "outcome"> & { subtasks: { name: string; state: string }[] };
+/** What the page reads of a plan as `GET /runs/:id/plans` sends it. */
+export type PlanJson = { name: string; description: string; state: string; outcome: string | null; subtasks: { name: string; state: string }[] };
 
 const time = (ms: number) => new Date(ms).toLocaleTimeString();
 

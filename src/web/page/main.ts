@@ -159,7 +159,7 @@ function follow(runId: string, afterSeq: number): void {
     const event = JSON.parse(message.data) as LoggedEvent["event"];
     applyRunEvent(state.details, { seq: Number(message.lastEventId), event });
     if (event.type === "run-end" || event.type === "approval-requested" || event.type === "run-resumed") void refreshRuns();
-    if (event.type === "plan-updated" || event.type === "run-end") void loadPlans(runId);
+    if ((event.type === "checklist-updated" && event.checklist.kind === "plan") || event.type === "run-end") void loadPlans(runId);
     cancelAnimationFrame(redraw);
     redraw = requestAnimationFrame(() => renderDetails());
   };
