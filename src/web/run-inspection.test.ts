@@ -108,6 +108,7 @@ describe("a model call, opened", () => {
     expect(third.messages.slice(third.ephemeralFrom).map((m: Message) => m.content).join("\n")).toContain("read part 1");
     expect((await get(`/api/runs/${runId}/calls/${sent.length + 1}`)).status).toBe(404);
     expect((await get(`/api/runs/${runId}/calls/zero`)).body.error).toMatch(/numbered from 1/);
+    expect(await get(`/api/runs/${runId}/tool-calls/%E0%A4%A`)).toEqual({ status: 400, body: { error: '"%E0%A4%A" is not a validly escaped path segment' } });
   });
 
   it("counts tokens and the estimated cost per call and per run at list prices, and shows no cost for a model without one", async () => {

@@ -108,18 +108,18 @@ export async function startViewer(opts: ViewerOptions): Promise<Viewer> {
     if (req.method === "GET" && path === "/api/runs") return (await listRuns(url.searchParams)).map(summary);
     const match = /^(\/api)?\/runs\/([^/]+)(\/plans|\/events|\/decisions|\/calls\/([^/]+)|\/tool-calls\/([^/]+))?$/.exec(path);
     if (!match) throw new HttpProblem(404, `nothing at ${path}`);
-    const runId = decodeURIComponent(match[2] ?? "");
+    const runId = decoded(match[2] ?? "");
     if (!(await runs.get(runId))) throw new HttpProblem(404, `no run ${runId}`);
     const part = match[3];
     if (req.method === "GET" && match[4] !== undefined) {
       const n = Number(match[4]);
-      if (!Number.isInteger(n) || n < 1) throw new HttpProblem(400, `model calls are numbered from 1; ${boundedQuote(decodeURIComponent(match[4]))} is not such a number`);
+      if (!Number.isInteger(n) || n < 1) throw new HttpProblem(400, `model calls are numbered from 1; ${boundedQuote(decoded(match[4]))} is not such a number`);
       const call = await modelCallRecord(runs.stores.runs, runId, n);
       if (!call) throw new HttpProblem(404, `run ${runId} has no model call ${n}`);
       return call;
     }
     if (req.method === "GET" && match[5] !== undefined) {
-      const callId = decodeURIComponent(match[5]);
+      const callId = decoded(match[5]);
       const call = await toolCallRecord(runs.stores.runs, runId, callId, url.searchParams.get("run") ?? undefined);
       if (!call) throw new HttpProblem(404, `run ${runId} has no tool call ${boundedQuote(callId)}`);
       return call;
@@ -223,6 +223,15 @@ function checkSameOrigin(req: IncomingMessage): void {
   const origin = req.headers.origin;
   if (origin !== undefined && hostOf(origin) !== req.headers.host) {
     throw new HttpProblem(403, "decisions are only taken from the viewer's own page");
+  }
+}
+
+/** A path segment, unescaped; a malformed escape is the client's mistake, not the server's. */
+function decoded(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new HttpProblem(400, `${boundedQuote(segment)} is not a validly escaped path segment`);
   }
 }
 

@@ -112,7 +112,11 @@ export function timelineSection(details: RunDetails, actions: TimelineActions): 
         },
         svg("title", {}, `${bar.label}: ${formatMs(bar.end - bar.start)}${bar.running ? " so far" : ""}`),
       );
-      rect.addEventListener("click", () => (bar.n !== undefined ? actions.openModelCall(bar.n) : actions.openToolCall(bar.callId!, bar.runId)));
+      const open = () => (bar.n !== undefined ? actions.openModelCall(bar.n) : actions.openToolCall(bar.callId!, bar.runId));
+      rect.addEventListener("click", open);
+      rect.addEventListener("keydown", (event) => {
+        if (event.key === "Enter" || event.key === " ") open();
+      });
       nodes.push(rect);
     });
     y += laneCount * LANE_HEIGHT + ROW_GAP;

@@ -19,6 +19,9 @@ export function toolCallKey(callId: string, runId: string | undefined): string {
   return (runId ?? "") + "/" + callId;
 }
 
+/** Finished calls already fetched, by run and key: a redraw while the run goes on does not fetch them again. */
+const fetched = new Map<string, ToolCallRecord>();
+
 function toolCallItem(topRunId: string, call: ToolCallEntry, opened: ReadonlySet<string>, toggle: (key: string, open: boolean) => void): HTMLElement {
   const result = call.result;
   const key = toolCallKey(call.id, call.runId);
@@ -31,8 +34,13 @@ function toolCallItem(topRunId: string, call: ToolCallEntry, opened: ReadonlySet
     body,
   );
   const load = () => {
+    const known = fetched.get(topRunId + "/" + key);
+    if (known) return body.replaceChildren(...toolCallBody(known));
     void getJson<ToolCallRecord>(runPath(topRunId, "/tool-calls/" + encodeURIComponent(call.id) + (call.runId ? "?run=" + encodeURIComponent(call.runId) : "")))
-      .then((record) => body.replaceChildren(...toolCallBody(record)))
+      .then((record) => {
+        if (record.result) fetched.set(topRunId + "/" + key, record);
+        body.replaceChildren(...toolCallBody(record));
+      })
       .catch((error: unknown) => body.replaceChildren(el("p", { class: "problem", text: String(error instanceof Error ? error.message : error) })));
   };
   item.addEventListener("toggle", () => {
