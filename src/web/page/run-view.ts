@@ -56,7 +56,7 @@ export type ModelCallEntry = {
 /** A run in the tree of runs this log holds: the top run, its sub-agents and workers. */
 export type RunNode = { runId: string; agent: string; parent?: EventParent };
 
-/** What changed in the plan, when, and after which tool call. */
+/** What changed in the plan, when, and which call (tool or model) had started last. */
 export type PlanRevision = { seq: number; time: number; agent: string; cause?: string; title: string; changes: string[] };
 
 export type RunTotals = { modelCalls: number; inputTokens: number; outputTokens: number; toolCalls: number; costUsd?: number; unpricedCalls: number };
@@ -197,16 +197,24 @@ function noteRun(details: RunDetails, event: AgentEvent): void {
 function noteRevision(details: RunDetails, seq: number, event: Extract<AgentEvent, { type: "checklist-updated" }>): void {
   const changes = checklistChanges(details.checklist, event.checklist);
   if (changes.length === 0) return;
-  const cause = details.toolCalls.at(-1);
+  const cause = latestCall(details);
   details.revisions.push({
     seq,
     time: event.time,
     agent: event.agent,
-    ...(cause ? { cause: `${cause.name} (${cause.id})` } : {}),
+    ...(cause ? { cause } : {}),
     title: event.checklist.title,
     changes,
   });
   if (details.revisions.length > REVISIONS_KEPT) details.revisions.splice(0, details.revisions.length - REVISIONS_KEPT);
+}
+
+/** The call that started last: a plan changes while (or just after) a tool or a workflow's model step runs. */
+function latestCall(details: RunDetails): string | undefined {
+  const tool = details.toolCalls.at(-1);
+  const model = details.modelCalls.at(-1);
+  if (model && (!tool || model.startSeq > tool.startSeq)) return `model call #${model.n}`;
+  return tool ? `${tool.name} (${tool.id})` : undefined;
 }
 
 /** What a person would say changed between two versions of a plan, one line each. */

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { Checklist } from "../../runs/checklist.js";
-import { checklistChanges } from "./run-view.js";
+import type { AgentEvent } from "../../core/events.js";
+import type { RunRecord } from "../../stores/run-store.js";
+import { applyRunEvent, checklistChanges, emptyDetails } from "./run-view.js";
 
 const board = (...items: [string, string, Checklist["items"][number]["status"], string[]?][]): Checklist => ({
   kind: "tasks",
@@ -26,5 +28,23 @@ describe("checklistChanges", () => {
     expect(checklistChanges(null, plan)).toEqual(['new task board "Task board" with 1 item(s)']);
     expect(checklistChanges(plan, plan)).toEqual([]);
     expect(checklistChanges(plan, board(["2", 'read_file({"path":"b.md"})', "todo"]))).toEqual(['added 2 "read_file: b.md"', 'removed 1 "read_file: a.md"']);
+  });
+});
+
+describe("a plan revision", () => {
+  it("names the call that had started last: the tool that changed the plan, or a workflow's model step", () => {
+    const details = emptyDetails({ id: "r1", task: "t", strategy: "rewoo", model: "m", status: "running", createdAt: "", updatedAt: "" } as RunRecord);
+    const stamp = { agent: "rewoo", time: 1, runId: "r1" };
+    const events: AgentEvent[] = [
+      { ...stamp, type: "tool-start", step: 1, call: { id: "c1", name: "search", arguments: "{}" } },
+      { ...stamp, type: "checklist-updated", checklist: board(["1", "Search", "done"]) },
+      { ...stamp, type: "model-start", step: 2, messageCount: 2, toolCount: 0 },
+      { ...stamp, type: "checklist-updated", checklist: board(["1", "Search", "done"], ["2", "Summarise", "in_progress"]) },
+    ];
+    events.forEach((event, i) => applyRunEvent(details, { seq: i + 1, event }));
+    expect(details.revisions.map((revision) => [revision.cause, revision.changes])).toEqual([
+      ["search (c1)", ['new task board "Task board" with 1 item(s)']],
+      ["model call #1", ['added 2 "Summarise"']],
+    ]);
   });
 });
