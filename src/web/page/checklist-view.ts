@@ -4,7 +4,7 @@ import { card, el, svg } from "./dom.js";
 import { readableLabel, wrapLabel } from "./node-label.js";
 
 const MARKS: Record<string, string> = { todo: "○", in_progress: "◐", done: "✓", abandoned: "⊘", failed: "✗" };
-export const STATUS_TEXT: Record<string, string> = { todo: "todo", in_progress: "in progress", done: "done", abandoned: "abandoned", failed: "failed" };
+const STATUS_TEXT: Record<string, string> = { todo: "todo", in_progress: "in progress", done: "done", abandoned: "abandoned", failed: "failed" };
 const HEADINGS: Record<Checklist["kind"], string> = { plan: "Plan", tasks: "Task board", todos: "Todo list", workflow: "Workflow" };
 /** Characters per line of a graph node's label, at 12px in its box. */
 const NODE_LINE_CHARS = 27;

@@ -8,7 +8,7 @@ import type { LoggedEvent, RunRecord } from "../../stores/run-store.js";
 import { readableLabel } from "./node-label.js";
 
 /** How much of a tool call's arguments and result the run view keeps; the whole call is fetched when opened. */
-export const PREVIEW_CHARS = 300;
+const PREVIEW_CHARS = 300;
 /** Tool calls listed under "Recent tool calls". */
 const RECENT_TOOL_CALLS = 30;
 /** Plan revisions kept, newest last. */
@@ -96,7 +96,7 @@ export function emptyDetails(run: RunRecord): RunDetails {
   };
 }
 
-export function preview(text: string): Preview {
+function preview(text: string): Preview {
   return text.length > PREVIEW_CHARS ? { text: text.slice(0, PREVIEW_CHARS), cut: true } : { text, cut: false };
 }
 

@@ -44,7 +44,7 @@ export function packLanes(bars: readonly TimelineBar[]): number[] {
   return lanes;
 }
 
-export function timelineBars(details: RunDetails): TimelineBar[] {
+function timelineBars(details: RunDetails): TimelineBar[] {
   const now = Math.max(0, ...details.modelCalls.map((c) => c.end ?? c.start), ...details.toolCalls.map((c) => c.end ?? c.start));
   const top = details.run.id;
   return [

@@ -15,7 +15,7 @@ export function toolCallsSection(details: RunDetails, opened: ReadonlySet<string
   );
 }
 
-export function toolCallKey(callId: string, runId: string | undefined): string {
+function toolCallKey(callId: string, runId: string | undefined): string {
   return (runId ?? "") + "/" + callId;
 }
 
