@@ -2,6 +2,7 @@
 export type { Message, ToolCall, SystemMessage, UserMessage, AssistantMessage, ToolMessage } from "./core/messages.js";
 export type { ChatModel, ModelRequest, ModelResponse, ModelStreamPart, ToolSpec, Usage } from "./core/model.js";
 export { MODEL_CONTRACT_VERSION } from "./core/model.js";
+export { applyRequestDelta, RequestDeltas, type RequestDelta } from "./core/request-delta.js";
 export { defineTool, ToolError } from "./core/tool.js";
 export type { Tool, ToolContext, ToolDefinition, ToolResult } from "./core/tool.js";
 export { Toolkit } from "./core/toolkit.js";

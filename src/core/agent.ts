@@ -13,6 +13,7 @@ import {
 } from "./events.js";
 import { cloneMessages, type AssistantMessage, type Message, type ToolCall, type ToolMessage } from "./messages.js";
 import { addUsage, type ChatModel, type ModelRequest, type ModelResponse, type Usage } from "./model.js";
+import { RequestDeltas } from "./request-delta.js";
 import { decidePermission, type PermissionPolicy } from "./permissions.js";
 import type { Plugin, PluginHost } from "./plugin.js";
 import type { RunResult, StopReason } from "./run-result.js";
@@ -64,6 +65,8 @@ export class Agent {
   #memory: Message[] = [];
   #pending: PendingTurn | undefined;
   #usage: Usage = ZERO_USAGE;
+  /** Each model-start logs its request as a delta from the one before, within one loop. */
+  readonly #requests = new RequestDeltas();
   #running = false;
   /** The run in progress, which stamps every event. */
   #scope: EventScope = {};
@@ -291,6 +294,7 @@ export class Agent {
 
   async #loop(signal: AbortSignal | undefined): Promise<RunResult> {
     const progress: RunProgress = { steps: 0, usage: ZERO_USAGE, lastText: "" };
+    this.#requests.reset();
     let notes: string[] = [];
     const continued = new Set<Plugin>();
     const finish = (stopReason: StopReason): RunResult => {
@@ -307,7 +311,8 @@ export class Agent {
       const { messages, ephemeralFrom } = await this.#buildRequest(step, notes, signal);
       notes = [];
       const model = this.model.id;
-      this.#emit({ type: "model-start", step, messageCount: messages.length, toolCount: this.toolkit.names.length, model });
+      const logged = this.#requests.next(messages, ephemeralFrom);
+      this.#emit({ type: "model-start", step, messageCount: messages.length, toolCount: this.toolkit.names.length, model, request: logged });
       const started = Date.now();
       const request = { messages, tools: this.toolkit.specs(), ephemeralFrom, ...(signal ? { signal } : {}) };
       const response = await raceAbort(this.#callModel(request, step, signal), signal);

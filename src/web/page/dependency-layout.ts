@@ -15,12 +15,11 @@ export type GraphLayout = {
  * for, rows ordered by where their blockers sit to keep edges short. Blockers that are not items are
  * ignored, and a cycle is cut where it is found, so any input draws.
  *
- * Self-contained on purpose (no imports, no outside names): the page runs this same function in the
- * browser, sent as its source text.
+ * The page draws its graph with it.
  */
 export function layoutDependencyGraph(items: readonly { id: string; blockedBy: readonly string[] }[]): GraphLayout {
   const nodeWidth = 190;
-  const nodeHeight = 34;
+  const nodeHeight = 42;
   const gapX = 56;
   const gapY = 14;
   const byId = new Map(items.map((item) => [item.id, item]));
