@@ -1,0 +1,18 @@
+// node check.mjs <workspace> <answer-file>: exit 0 when fetchUser is renamed loadUser everywhere and all still works.
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+
+const src = join(process.argv[2], "src");
+const mentions = readdirSync(src, { recursive: true })
+  .filter((f) => String(f).endsWith(".js"))
+  .filter((f) => readFileSync(join(src, String(f)), "utf8").includes("fetchUser"));
+assert.deepEqual(mentions, [], `these files still mention fetchUser: ${mentions.join(", ")}`);
+const lib = await import(pathToFileURL(join(src, "index.js")).href);
+assert.equal(typeof lib.loadUser, "function", "src/index.js must export loadUser");
+assert.equal(lib.loadUser(2).name, "Brook", "loadUser(2) must find Brook");
+assert.equal(lib.orderHeader({ id: 7, userId: 1 }), "Order 7 for Ada", "orderHeader broke");
+assert.equal(lib.invoiceTotal({ userId: 3, amount: 1000 }), 900, "invoiceTotal broke");
+assert.equal(lib.recipient(1), "ada@example.com", "recipient broke");
+console.log("renamed everywhere");
