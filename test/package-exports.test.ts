@@ -144,7 +144,8 @@ describe("CommonJS users", () => {
   it("an install from a git URL builds dist/: the prepare script runs the build", () => {
     const pkg = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { scripts: Record<string, string>; files: string[] };
     expect(pkg.scripts["prepare"]).toBe("npm run build");
-    expect(pkg.files).toEqual(["dist"]);
+    // eval-suite/ is the eval's built-in task suite, read at run time beside dist/.
+    expect(pkg.files).toEqual(["dist", "eval-suite"]);
   });
 });
 

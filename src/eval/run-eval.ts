@@ -62,7 +62,6 @@ export async function runEval(opts: EvalOptions): Promise<EvalResult> {
   const strategies = chooseStrategies(opts.strategies);
   const tasks = Array.isArray(opts.suite) ? opts.suite : loadSuite(opts.suite ?? BUILTIN_SUITE);
   const scripted = opts.model.startsWith("scripted:");
-  const models = opts.models ?? modelsFor(opts.model);
 
   const out = resolve(opts.out);
   mkdirSync(out, { recursive: true });
@@ -70,6 +69,7 @@ export async function runEval(opts: EvalOptions): Promise<EvalResult> {
   const earlier = readTrialRecords(files.results);
   const otherModel = earlier.find((r) => r.model !== opts.model);
   if (otherModel) throw new RunInputError(`${out} holds an eval of ${otherModel.model}, not ${opts.model}; give another --out`);
+  const models = opts.models ?? modelsFor(opts.model);
   const records = [...earlier];
   const finished = new Set(earlier.map(trialKey));
   const planned: TrialPlan[] = [];
