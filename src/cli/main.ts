@@ -105,7 +105,7 @@ program
 program
   .command("eval")
   .description("Measure whether planning helps: a task suite under each strategy and plain ReAct, k trials each, scored and charted.")
-  .option("-m, --model <spec>", "model: openai:gpt-4o-mini, anthropic:…, …, or scripted:demo (offline; proves the harness, measures nothing)", "scripted:demo")
+  .requiredOption("-m, --model <spec>", "model: openai:gpt-4o-mini, anthropic:…, dashscope:…, deepseek:…, ollama:…, or scripted:demo (offline: proves the harness, measures nothing)")
   .option("--strategies <list>", "all, or a comma-separated list (the react baseline is always added)", "all")
   .option("--trials <k>", "trials per task and strategy", positiveInteger, 3)
   .option("--suite <dir>", "a folder of task folders (default: the built-in suite)")

@@ -17,6 +17,7 @@ export function renderHtmlReport(result: EvalResult): string {
           xLabel: "tokens per trial (input + output, mean)",
           yLabel: "success rate, % (95% Wilson interval)",
           kind: "scatter",
+          yRange: [0, 100],
           series: recorded.map((row) => ({
             name: row.strategy,
             points: [[row.inputTokens + row.outputTokens, row.successRate * 100]],
@@ -25,7 +26,7 @@ export function renderHtmlReport(result: EvalResult): string {
         });
   const trials = [...result.records].sort((a, b) => a.task.localeCompare(b.task) || a.strategy.localeCompare(b.strategy) || a.trial - b.trial);
   const notes = [
-    result.resumed > 0 ? `${result.resumed} trial(s) were recorded by an earlier, interrupted run of this eval and not run again.` : "",
+    result.resumed > 0 ? `${result.resumed} trial(s) were recorded by an earlier run of this eval and not run again.` : "",
     result.budget?.exhausted ? `The token budget (${result.budget.maxTokens}) is spent: ${result.notRun} trial(s) were not run; the figures cover the recorded trials only.` : "",
     !result.budget?.exhausted && result.notRun > 0 ? `${result.notRun} trial(s) were not run (the eval was stopped).` : "",
   ].filter(Boolean);
@@ -33,7 +34,7 @@ export function renderHtmlReport(result: EvalResult): string {
 <html lang="en"><head><meta charset="utf-8"><title>Stepwise eval: ${esc(result.model)}</title>
 <style>
 body{font-family:sans-serif;margin:2em;color:#1f2328}table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #d0d7de;padding:.25em .6em;text-align:right}
-td:first-child,th:first-child{text-align:left}.scripted{background:#fff8c5;border:2px solid #9a6700;padding:1em;font-weight:bold}.passed{color:#1a7f37}.failed{color:#d1242f}code{background:#f6f8fa;padding:0 .3em}
+td:first-child,th:first-child,td.reason{text-align:left}td{white-space:nowrap}td.reason{white-space:normal}.scripted{background:#fff8c5;border:2px solid #9a6700;padding:1em;font-weight:bold}.passed{color:#1a7f37}.failed{color:#d1242f}code{background:#f6f8fa;padding:0 .3em}
 </style></head><body>
 <h1>Stepwise eval: ${esc(result.model)}</h1>
 ${result.scripted ? `<p class="scripted">${esc(SCRIPTED_NOTICE)}</p>` : ""}
@@ -48,7 +49,7 @@ ${table(SUMMARY_COLUMNS, result.summary.map(summaryCells))}
 ${trials
   .map(
     (t) =>
-      `<tr><td>${esc(t.task)}</td><td>${esc(t.strategy)}</td><td>${t.trial}</td><td class="${t.outcome === "passed" ? "passed" : "failed"}">${t.outcome}</td><td>${esc(t.reason)}</td>` +
+      `<tr><td>${esc(t.task)}</td><td>${esc(t.strategy)}</td><td>${t.trial}</td><td class="${t.outcome === "passed" ? "passed" : "failed"}">${t.outcome}</td><td class="reason">${esc(t.reason)}</td>` +
       `<td>${t.steps}</td><td>${tokens(t.inputTokens + t.outputTokens)}</td><td>${dollars(t.costUsd)}</td><td>${seconds(t.wallMs)}</td>` +
       `<td>${t.runId ? `<a href="${VIEWER}#run=${encodeURIComponent(t.runId)}">${esc(t.runId.slice(0, 8))}</a>` : ""}</td></tr>`,
   )

@@ -75,6 +75,9 @@ describe("runEval with scripted:demo on the built-in suite", () => {
     const html = readFileSync(result.files.report, "utf8");
     expect(html).toContain(SCRIPTED_NOTICE);
     expect(html).toContain("<svg");
+    // One point per strategy, each with its interval's whisker.
+    expect(html.match(/<circle /g)).toHaveLength(2);
+    expect(html.match(/<path d="M/g)).toHaveLength(2);
     expect(html).not.toMatch(/<(script|link|img)\b|src=/);
     for (const record of result.records) expect(html).toContain(`#run=${record.runId}`);
   });

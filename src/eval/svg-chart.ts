@@ -8,6 +8,8 @@ export type Chart = {
   kind: "line" | "scatter";
   /** `ranges[i]`, when given, is a whisker from low to high y through point i (a confidence interval). */
   series: { name: string; points: [number, number][]; ranges?: [number, number][] }[];
+  /** The y axis spans at least this range (a rate's 0 to 100), whatever the points. */
+  yRange?: [number, number];
   /** Draw y = x, for "what we got against the lower bound" charts. */
   diagonal?: boolean;
 };
@@ -24,7 +26,7 @@ export function renderChart(chart: Chart): string {
   const xs = points.map(([x]) => x);
   const ys = [...points.map(([, y]) => y), ...chart.series.flatMap((s) => (s.ranges ?? []).flat())];
   const xTicks = ticks(Math.min(0, ...xs), Math.max(...xs, ...(chart.diagonal ? ys : [])));
-  const yTicks = ticks(Math.min(0, ...ys), Math.max(...ys, ...(chart.diagonal ? xs : [])));
+  const yTicks = ticks(Math.min(0, ...ys, ...(chart.yRange ?? [])), Math.max(...ys, ...(chart.diagonal ? xs : []), ...(chart.yRange ?? [])));
   const [x0, x1] = [xTicks[0] as number, xTicks.at(-1) as number];
   const [y0, y1] = [yTicks[0] as number, yTicks.at(-1) as number];
   const plotW = WIDTH - MARGIN.left - MARGIN.right;

@@ -104,8 +104,9 @@ describe("stepwise eval (built CLI)", () => {
       [["--strategies", "notebook,nope"], /unknown strategy "nope"/],
       [["--suite", join(home, "missing")], /suite folder .* does not exist/],
       [["--model", "scripted:other"], /unknown scripted model "scripted:other"/],
+      [["--model", "openai:gpt-4o-mini"], /needs an API key: set OPENAI_API_KEY/],
     ] as const) {
-      const result = await runCli(["eval", ...args], { home, cwd: home });
+      const result = await runCli(["eval", "--model", "scripted:demo", ...args], { home, cwd: home });
       expect(result.code, result.stderr).toBe(2);
       expect(result.stderr.trim().split("\n")).toHaveLength(1);
       expect(result.stderr).toMatch(message);
