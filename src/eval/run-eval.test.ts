@@ -1,10 +1,13 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { reactiveModel } from "../models/scripted.js";
 import { SqliteRunStore } from "../stores/sqlite-run-store.js";
 import { openSqliteDatabase } from "../stores/sqlite-database.js";
+import { openStores } from "../runs/run-stores.js";
 import { SCRIPTED_NOTICE } from "./eval-figures.js";
 import { BUILTIN_SUITE, loadSuite } from "./eval-task.js";
 import { runEval } from "./run-eval.js";
@@ -140,5 +143,28 @@ describe("runEval's limits", () => {
     expect(result.notRun).toBe(3);
     expect(result.budget?.spent).toBeGreaterThan(1);
     expect(readFileSync(result.files.report, "utf8")).toContain("The token budget (1) is spent");
+  });
+});
+
+describe("runEval after a kill mid-run", () => {
+  it("marks aborted the runs a dead eval left running, so nothing drives them on; live drivers' runs stay", async () => {
+    const out = outDir();
+    const dead = spawn(process.execPath, ["-e", ""]);
+    const [, deadPid] = [await once(dead, "exit"), dead.pid];
+    const stores = openStores(join(out, "runs.db"));
+    const settings = { workspace: out, approval: "none" as const };
+    await stores.runs.createRun({ id: "killed", task: "t", strategy: "react", model: "scripted:demo" }, settings, `${hostname()}:${deadPid}:x`, 60_000);
+    await stores.runs.createRun({ id: "alive", task: "t", strategy: "react", model: "scripted:demo" }, settings, `${hostname()}:${process.pid}:y`, 60_000);
+    await stores.close();
+
+    const suite = loadSuite(BUILTIN_SUITE).filter((t) => t.id === "research-latest-limit");
+    const result = await runEval({ model: "scripted:demo", out, suite, strategies: ["react"], trials: 1 });
+    expect(result.abortedRuns).toBe(1);
+    const db = openSqliteDatabase(result.files.store);
+    const runs = new SqliteRunStore(db);
+    const status = async (id: string) => (await runs.getRun(id))?.status;
+    expect([await status("killed"), await status("alive")]).toEqual(["aborted", "running"]);
+    await runs.close();
+    db.close();
   });
 });

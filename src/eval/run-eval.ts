@@ -7,6 +7,7 @@ import { openStores } from "../runs/run-stores.js";
 import { BASELINE_STRATEGY, STRATEGIES, parseStrategy, type ModelsByRole, type StrategyName } from "../runs/strategies.js";
 import { BUILTIN_SUITE, loadSuite, type EvalTask } from "./eval-task.js";
 import { renderHtmlReport } from "./html-report.js";
+import { abortOrphanedTrials } from "./orphaned-trials.js";
 import { summarize, type StrategySummary } from "./scoring.js";
 import { demoBrains, SCRIPTED_DEMO } from "./scripted-brains.js";
 import { runTrial, type TrialPlan } from "./trial.js";
@@ -45,8 +46,10 @@ export type EvalResult = {
   trials: number;
   records: TrialRecord[];
   summary: StrategySummary[];
-  /** Trials recorded by an earlier, interrupted invocation and not run again. */
+  /** Trials recorded by an earlier invocation and not run again. */
   resumed: number;
+  /** Runs of trials an earlier invocation was killed in, marked aborted (those trials run afresh). */
+  abortedRuns: number;
   /** Trials planned but not recorded: the budget was spent, or the eval was stopped. */
   notRun: number;
   budget: { maxTokens: number; spent: number; exhausted: boolean } | undefined;
@@ -86,7 +89,9 @@ export async function runEval(opts: EvalOptions): Promise<EvalResult> {
   if (opts.signal?.aborted || overBudget()) stop.abort();
 
   const stores = openStores(files.store);
+  let abortedRuns = 0;
   try {
+    abortedRuns = await abortOrphanedTrials(stores, new Set(earlier.map((r) => r.runId ?? "")));
     // A fixed number of workers take trials off one queue: never more than `concurrency` at once.
     const work = async () => {
       for (let next = queue.shift(); next && !stop.signal.aborted; next = queue.shift()) {
@@ -123,6 +128,7 @@ export async function runEval(opts: EvalOptions): Promise<EvalResult> {
     records: current,
     summary: summarize(current, strategies),
     resumed,
+    abortedRuns,
     notRun: planned.length - current.length,
     budget: opts.maxTokens === undefined ? undefined : { maxTokens: opts.maxTokens, spent, exhausted: overBudget() },
     files,

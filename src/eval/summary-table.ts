@@ -11,6 +11,7 @@ export function summaryTable(result: EvalResult): string {
   out.push(`model ${result.model}; ${result.tasks.length} tasks x ${result.trials} trial(s) per strategy`);
   out.push(line(rows[0] ?? []), ...rows.slice(1).map(line));
   if (result.resumed > 0) out.push(`${result.resumed} trial(s) were recorded by an earlier run of this eval and not run again.`);
+  if (result.abortedRuns > 0) out.push(`${result.abortedRuns} run(s) of trials cut short by a kill are marked aborted in the store; those trials ran afresh.`);
   if (result.budget?.exhausted) out.push(`The token budget (${result.budget.maxTokens}) is spent (${result.budget.spent} used): ${result.notRun} trial(s) not run; the figures cover the recorded trials only.`);
   else if (result.notRun > 0) out.push(`${result.notRun} trial(s) not run (the eval was stopped); run the same command again to finish them.`);
   out.push(`trials: ${result.files.results}`, `report: ${result.files.report}`, `runs:   stepwise ui --store ${result.files.store}`);

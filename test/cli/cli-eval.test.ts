@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, watch, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openSqliteDatabase } from "../../src/stores/sqlite-database.js";
@@ -26,18 +26,29 @@ if (readFileSync(join(process.argv[2], "out.txt"), "utf8") !== "done\\n") { cons
 console.log("out.txt is right");
 `;
 
-// Holds its trial unfinished until the test creates the file "release" beside it.
-const BLOCKING_CHECK = `import { existsSync } from "node:fs";
+// Says it has started (the file "entered"), then holds its trial unfinished until the test creates "release".
+const BLOCKING_CHECK = `import { existsSync, writeFileSync } from "node:fs";
+writeFileSync("entered", "");
 while (!existsSync("release")) await new Promise((resolve) => setTimeout(resolve, 20));
 ${PLAIN_CHECK}`;
 
-async function runsByTask(store: string): Promise<Map<string, number>> {
+/** Resolves once `name` exists in `dir`. */
+async function fileCreated(dir: string, name: string): Promise<void> {
+  const watcher = watch(dir);
+  try {
+    while (!existsSync(join(dir, name))) await once(watcher, "change");
+  } finally {
+    watcher.close();
+  }
+}
+
+async function runsByTask(store: string): Promise<Map<string, string[]>> {
   const db = openSqliteDatabase(store);
   const runs = new SqliteRunStore(db);
   try {
-    const counts = new Map<string, number>();
-    for (const run of await runs.listRuns(1000)) counts.set(run.task, (counts.get(run.task) ?? 0) + 1);
-    return counts;
+    const statuses = new Map<string, string[]>();
+    for (const run of await runs.listRuns(1000)) statuses.set(run.task, [...(statuses.get(run.task) ?? []), run.status]);
+    return statuses;
   } finally {
     await runs.close();
     db.close();
@@ -63,6 +74,8 @@ describe("stepwise eval (built CLI)", () => {
       });
       child.on("exit", () => reject(new Error(`the eval exited before its first trial finished: ${stdout}`)));
     });
+    // Kill it inside b-blocks' check: its run is in the store, "running", and its trial not finished.
+    await fileCreated(join(suite, "b-blocks"), "entered");
     child.kill("SIGKILL");
     await once(child, "close");
     const before = readTrialRecords(join(out, "results.jsonl"));
@@ -77,10 +90,11 @@ describe("stepwise eval (built CLI)", () => {
     const after = readTrialRecords(join(out, "results.jsonl"));
     expect(after.map((r) => r.task)).toEqual(["a-first", "b-blocks"]);
     expect(after[0]).toEqual(before[0]);
-    // a-first ran once; b-blocks may have started before the kill (its check cannot pass until released) and ran again.
+    // a-first ran once. b-blocks' run had finished when the kill came in its check, but its trial had not:
+    // the trial ran again, with a run of its own.
     const runs = await runsByTask(join(out, "runs.db"));
-    expect(runs.get("Write out.txt for task a-first.")).toBe(1);
-    expect(runs.get("Write out.txt for task b-blocks.")).toBeGreaterThanOrEqual(1);
+    expect(runs.get("Write out.txt for task a-first.")).toEqual(["finished"]);
+    expect(runs.get("Write out.txt for task b-blocks.")).toEqual(["finished", "finished"]);
   }, 180_000);
 
   it("--model scripted:demo --trials 1 runs the built-in suite offline and prints the table, saying it is scripted", async () => {
