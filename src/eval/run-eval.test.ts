@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -166,5 +166,19 @@ describe("runEval after a kill mid-run", () => {
     expect([await status("killed"), await status("alive")]).toEqual(["aborted", "running"]);
     await runs.close();
     db.close();
+  });
+});
+
+describe("runEval's --out folder", () => {
+  it("is held by one eval at a time; a lock left by a dead process is taken over", async () => {
+    const out = outDir();
+    const suite = loadSuite(BUILTIN_SUITE).filter((t) => t.id === "research-latest-limit");
+    const first = runEval({ model: "scripted:demo", out, suite, strategies: ["react"], trials: 1 });
+    await expect(runEval({ model: "scripted:demo", out, suite, strategies: ["react"], trials: 1 })).rejects.toThrow(/another eval \(process \d+\) is writing to/);
+    await first;
+    const dead = spawn(process.execPath, ["-e", ""]);
+    await once(dead, "exit");
+    writeFileSync(join(out, "eval.lock"), String(dead.pid));
+    expect((await runEval({ model: "scripted:demo", out, suite, strategies: ["react"], trials: 1 })).resumed).toBe(1);
   });
 });

@@ -8,6 +8,7 @@ import { BASELINE_STRATEGY, STRATEGIES, parseStrategy, type ModelsByRole, type S
 import { BUILTIN_SUITE, loadSuite, type EvalTask } from "./eval-task.js";
 import { renderHtmlReport } from "./html-report.js";
 import { abortOrphanedTrials } from "./orphaned-trials.js";
+import { lockOutFolder } from "./out-folder-lock.js";
 import { summarize, type StrategySummary } from "./scoring.js";
 import { demoBrains, SCRIPTED_DEMO } from "./scripted-brains.js";
 import { runTrial, type TrialPlan } from "./trial.js";
@@ -64,10 +65,22 @@ export async function runEval(opts: EvalOptions): Promise<EvalResult> {
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new RunInputError(`concurrency must be a whole number of at least 1, not ${concurrency}`);
   const strategies = chooseStrategies(opts.strategies);
   const tasks = Array.isArray(opts.suite) ? opts.suite : loadSuite(opts.suite ?? BUILTIN_SUITE);
-  const scripted = opts.model.startsWith("scripted:");
 
   const out = resolve(opts.out);
   mkdirSync(out, { recursive: true });
+  const unlock = lockOutFolder(out);
+  try {
+    return await evaluate(opts, { out, strategies, tasks, trials, concurrency });
+  } finally {
+    unlock();
+  }
+}
+
+/** What runEval checked and settled before taking the --out folder. */
+type EvalPlan = { out: string; strategies: StrategyName[]; tasks: EvalTask[]; trials: number; concurrency: number };
+
+async function evaluate(opts: EvalOptions, { out, strategies, tasks, trials, concurrency }: EvalPlan): Promise<EvalResult> {
+  const scripted = opts.model.startsWith("scripted:");
   const files = { results: join(out, "results.jsonl"), store: join(out, "runs.db"), report: join(out, "report.html") };
   const earlier = readTrialRecords(files.results);
   const otherModel = earlier.find((r) => r.model !== opts.model);
