@@ -122,7 +122,10 @@ class DemoScript {
         return JSON.stringify({ steps: this.oneShot().map(({ name, args }, i) => ({ plan: `Step ${i + 1}`, id: `#E${i + 1}`, tool: name, input: args })) });
       case "compiler": {
         if (role === "joiner") return JSON.stringify({ action: "finish", answer: this.answer });
-        const tasks = this.oneShot().map(({ name, args }, i) => ({ id: i + 1, tool: name, args }));
+        // In a compiler plan "$$" is a literal "$" ("$1" would be task 1's result), as the compiler's prompt says.
+        const literal = (args: Record<string, unknown>) =>
+          Object.fromEntries(Object.entries(args).map(([k, v]) => [k, typeof v === "string" ? v.replace(/\$/g, () => "$$") : v]));
+        const tasks = this.oneShot().map(({ name, args }, i) => ({ id: i + 1, tool: name, args: literal(args) }));
         return [...tasks, { tool: "join" }].map((t) => JSON.stringify(t)).join("\n");
       }
     }
