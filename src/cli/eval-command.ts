@@ -2,6 +2,7 @@ import { EvalTaskError } from "../eval/eval-task.js";
 import { runEval, type EvalOptions } from "../eval/run-eval.js";
 import { summaryTable } from "../eval/summary-table.js";
 import { CliError } from "./cli-error.js";
+import { exitCodeOf } from "./run-endings.js";
 
 export type EvalCommandOptions = {
   model: string;
@@ -13,7 +14,10 @@ export type EvalCommandOptions = {
   maxTokens?: number;
 };
 
-/** `stepwise eval`: argv to the eval library; one line per finished trial, then the summary table. */
+/**
+ * `stepwise eval`: argv to the eval library; one line per finished trial, then the summary table.
+ * Ctrl-C stops the running trials (unrecorded: the same command runs them later) and prints the table so far.
+ */
 export async function evalCommand(opts: EvalCommandOptions, io: { stdout: NodeJS.WritableStream }): Promise<number> {
   const stopping = new AbortController();
   const stop = () => stopping.abort();
@@ -33,7 +37,7 @@ export async function evalCommand(opts: EvalCommandOptions, io: { stdout: NodeJS
   try {
     const result = await runEval(options);
     io.stdout.write(`\n${summaryTable(result)}`);
-    return 0;
+    return stopping.signal.aborted ? exitCodeOf("aborted") : 0;
   } catch (error) {
     if (error instanceof EvalTaskError) throw new CliError(error.message);
     throw error;
