@@ -182,3 +182,26 @@ describe("runEval's --out folder", () => {
     expect((await runEval({ model: "scripted:demo", out, suite, strategies: ["react"], trials: 1 })).resumed).toBe(1);
   });
 });
+
+describe("the plain ReAct baseline", () => {
+  it("offers the model the same tools as a planning strategy, without the planning plugin's", async () => {
+    const seen = new Map<string, string[]>();
+    const suite = loadSuite(BUILTIN_SUITE).filter((t) => t.id === "research-latest-limit");
+    await runEval({
+      model: "scripted:tools",
+      out: outDir(),
+      suite,
+      strategies: ["todos"],
+      trials: 1,
+      models: (_task, strategy) => () =>
+        reactiveModel((req) => {
+          seen.set(strategy, req.tools.map((t) => t.name).sort());
+          return "done";
+        }),
+    });
+    const baseline = seen.get("react");
+    // Context folding (its recall tool) is part of every agent, the baseline included: only planning differs.
+    expect(baseline).toEqual(["ask_user", "edit_file", "list_dir", "read_document", "read_file", "recall", "search", "search_corpus", "write_file"]);
+    expect(seen.get("todos")).toEqual([...baseline!, "write_todos"].sort());
+  });
+});
