@@ -12,13 +12,13 @@ export const SCRIPTED_DEMO = "scripted:demo";
  * What the demo does on a task: solve it from the task's solution/, or fail in one chosen way, so
  * that every outcome the eval reports is exercised. "flaky" solves odd-numbered trials only.
  */
-export type DemoBehaviour = "solve" | "flaky" | "wrong" | "ask" | "loop" | "crash";
+type DemoBehaviour = "solve" | "flaky" | "wrong" | "ask" | "loop" | "crash";
 
 /**
  * The built-in suite's demo script. A task not named here (a user's own) is solved when it has a
  * solution/ folder and answered wrongly when it has none.
  */
-export const DEMO_BEHAVIOUR: Readonly<Record<string, DemoBehaviour>> = {
+const DEMO_BEHAVIOUR: Readonly<Record<string, DemoBehaviour>> = {
   "code-discounts-feature": "loop",
   "code-csv-quotes": "wrong",
   "data-clean-dates": "ask",
@@ -27,7 +27,7 @@ export const DEMO_BEHAVIOUR: Readonly<Record<string, DemoBehaviour>> = {
   "research-incident-count": "crash",
 };
 
-export function demoBehaviour(task: EvalTask): DemoBehaviour {
+function demoBehaviour(task: EvalTask): DemoBehaviour {
   return DEMO_BEHAVIOUR[task.id] ?? (task.solutionDir ? "solve" : "wrong");
 }
 

@@ -31,7 +31,7 @@ export type TrialRecord = {
   finishedAt: string;
 };
 
-export type TrialKey = Pick<TrialRecord, "task" | "strategy" | "trial">;
+type TrialKey = Pick<TrialRecord, "task" | "strategy" | "trial">;
 
 export const trialKey = (t: TrialKey): string => `${t.task}\u0000${t.strategy}\u0000${t.trial}`;
 

@@ -17,7 +17,7 @@ import type { TrialOutcome, TrialRecord } from "./trial-record.js";
 
 export type TrialPlan = { task: EvalTask; strategy: StrategyName; trial: number };
 
-export type TrialContext = {
+type TrialContext = {
   stores: RunStores;
   /** The model spec the records name. */
   model: string;
