@@ -1,3 +1,4 @@
+import { SCRIPTED_NOTICE } from "../eval/eval-figures.js";
 import { EvalTaskError } from "../eval/eval-task.js";
 import { runEval, type EvalOptions } from "../eval/run-eval.js";
 import { summaryTable } from "../eval/summary-table.js";
@@ -35,6 +36,7 @@ export async function evalCommand(opts: EvalCommandOptions, io: { stdout: NodeJS
       io.stdout.write(`trial ${done}/${planned} finished: ${record.strategy} ${record.task} #${record.trial} ${record.outcome} (${record.steps} steps)\n`),
   };
   try {
+    if (opts.model.startsWith("scripted:")) io.stdout.write(`${SCRIPTED_NOTICE}\n\n`);
     const result = await runEval(options);
     io.stdout.write(`\n${summaryTable(result)}`);
     return stopping.signal.aborted ? exitCodeOf("aborted") : 0;

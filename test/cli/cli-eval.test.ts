@@ -101,7 +101,9 @@ describe("stepwise eval (built CLI)", () => {
     const home = freshHome();
     const result = await runCli(["eval", "--model", "scripted:demo", "--trials", "1"], { home, cwd: home, timeoutMs: 300_000 });
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toContain("SCRIPTED MODEL");
+    // Said before the first trial and again above the table.
+    expect(result.stdout.startsWith("SCRIPTED MODEL: ")).toBe(true);
+    expect(result.stdout.match(/SCRIPTED MODEL: /g)).toHaveLength(2);
     expect(result.stdout).toContain("no efficacy claim follows");
     expect(result.stdout).toMatch(/^strategy\s+success \(avg@k\)\s+95% CI/m);
     for (const strategy of ["react", "notebook", "tasks", "todos", "plan-tool", "plan-execute", "rewoo", "compiler"]) {
