@@ -43,6 +43,9 @@ ${notes.map((n) => `<p>${esc(n)}</p>`).join("\n")}
 ${chart}
 <h2>Per strategy</h2>
 ${table(SUMMARY_COLUMNS, result.summary.map(summaryCells))}
+<h2>Per task</h2>
+<p>Trials passed of those recorded, per task and strategy: where the strategies differ, and which tasks no strategy solves.</p>
+${table(["task", ...result.strategies], result.tasks.map((task) => [task, ...result.strategies.map((strategy) => passedOf(result, task, strategy))]))}
 <h2>Every trial</h2>
 <p>Open a trial's run: <code>stepwise ui --store ${esc(result.files.store)}</code>, then follow its link (the viewer's default port).</p>
 <table><tr>${["task", "strategy", "trial", "outcome", "reason", "steps", "tokens", "cost", "wall", "run"].map((h) => `<th>${h}</th>`).join("")}</tr>
@@ -57,6 +60,11 @@ ${trials
 </table>
 </body></html>
 `;
+}
+
+function passedOf(result: EvalResult, task: string, strategy: string): string {
+  const trials = result.records.filter((r) => r.task === task && r.strategy === strategy);
+  return trials.length === 0 ? "–" : `${trials.filter((r) => r.outcome === "passed").length}/${trials.length}`;
 }
 
 function table(head: readonly string[], rows: string[][]): string {

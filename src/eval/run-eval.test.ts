@@ -83,6 +83,8 @@ describe("runEval with scripted:demo on the built-in suite", () => {
     expect(html.match(/<path d="M/g)).toHaveLength(2);
     expect(html).not.toMatch(/<(script|link|img)\b|src=/);
     for (const record of result.records) expect(html).toContain(`#run=${record.runId}`);
+    expect(html).toContain("<tr><td>data-orders-json</td><td>1/2</td><td>1/2</td></tr>");
+    expect(html).toContain("<tr><td>code-rename-api</td><td>2/2</td><td>2/2</td></tr>");
   });
 
   it("run again with the same --out, runs nothing that finished", async () => {
