@@ -23,8 +23,11 @@ import type { StrategySession } from "./strategy-session.js";
 import { WorkflowProgress } from "./workflow-progress.js";
 import { WorkflowSession } from "./workflow-session.js";
 
+/** The planning strategies (what `stepwise run --strategy` offers). */
 export const STRATEGIES = ["notebook", "tasks", "todos", "plan-tool", "plan-execute", "rewoo", "compiler"] as const;
-export type StrategyName = (typeof STRATEGIES)[number];
+/** Plain ReAct: the same agent, tools and prompt with no planning plugin; the baseline `stepwise eval` measures the strategies against. */
+export const BASELINE_STRATEGY = "react";
+export type StrategyName = (typeof STRATEGIES)[number] | typeof BASELINE_STRATEGY;
 
 /** The part a model plays in a strategy; a real model plays them all, the offline demo has a script for each. */
 export type ModelRole = "agent" | "planner" | "executor" | "solver" | "joiner";
@@ -54,8 +57,8 @@ Work step by step, keep your plan up to date as you go, and finish with a short 
 what you did and where the results are.`;
 
 export function parseStrategy(name: string): StrategyName {
-  if ((STRATEGIES as readonly string[]).includes(name)) return name as StrategyName;
-  throw new RunInputError(`unknown strategy "${name}"; use one of: ${STRATEGIES.join(", ")}`);
+  if (name === BASELINE_STRATEGY || (STRATEGIES as readonly string[]).includes(name)) return name as StrategyName;
+  throw new RunInputError(`unknown strategy "${name}"; use one of: ${[...STRATEGIES, BASELINE_STRATEGY].join(", ")}`);
 }
 
 /**
@@ -65,6 +68,7 @@ export function parseStrategy(name: string): StrategyName {
  * (rewoo, compiler, which have no plan approval).
  */
 const APPROVAL_BY_STRATEGY: Record<StrategyName, readonly ApprovalMode[]> = {
+  react: APPROVAL_MODES,
   notebook: APPROVAL_MODES,
   tasks: APPROVAL_MODES,
   todos: APPROVAL_MODES,
@@ -101,6 +105,8 @@ export function createSession(strategy: StrategyName, ctx: StrategyContext): Str
     ...(ctx.maxSteps ? { maxSteps: ctx.maxSteps } : {}),
   });
   switch (strategy) {
+    case "react":
+      return new AgentSession(strategy, new Agent(agentOptions([], ctx.tools)), async () => null);
     case "notebook": {
       const notebook = new PlanNotebook({
         ...(ctx.planStorage ? { storage: ctx.planStorage() } : {}),

@@ -14,7 +14,7 @@ import { filesInListing, REPORT_PATH, reportMarkdown, summarizeRead, type FileSu
  * request, so a run resumed from a checkpoint picks up where it stopped.
  */
 export function demoModels(strategy: StrategyName, opts: { latencyMs?: number } = {}): ModelsByRole {
-  const brains: Partial<Record<ModelRole, (req: ModelRequest) => ScriptedTurn>> = BRAINS[strategy];
+  const brains: Partial<Record<ModelRole, (req: ModelRequest) => ScriptedTurn>> = BRAINS[strategy] ?? {};
   const models = new Map<ModelRole, ChatModel>();
   return (role) => {
     const decide = brains[role];
@@ -388,7 +388,8 @@ const compiler = {
   },
 };
 
-const BRAINS: Record<StrategyName, Partial<Record<ModelRole, (req: ModelRequest) => ScriptedTurn>>> = {
+// The demo shows the planning strategies; the plain ReAct baseline has no script of its own.
+const BRAINS: Partial<Record<StrategyName, Partial<Record<ModelRole, (req: ModelRequest) => ScriptedTurn>>>> = {
   notebook: { agent: notebook },
   tasks: { agent: tasks },
   todos: { agent: todos },

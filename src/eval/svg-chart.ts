@@ -1,4 +1,4 @@
-/** A chart a benchmark offers to `--plot`: named series of points, drawn as lines or as dots. */
+/** A chart (a benchmark's `--plot`, the eval's report): named series of points, drawn as lines or as dots. */
 export type Chart = {
   /** The file name in the plot folder, without extension. */
   name: string;
@@ -6,7 +6,10 @@ export type Chart = {
   xLabel: string;
   yLabel: string;
   kind: "line" | "scatter";
-  series: { name: string; points: [number, number][] }[];
+  /** `ranges[i]`, when given, is a whisker from low to high y through point i (a confidence interval). */
+  series: { name: string; points: [number, number][]; ranges?: [number, number][] }[];
+  /** The y axis spans at least this range (a rate's 0 to 100), whatever the points. */
+  yRange?: [number, number];
   /** Draw y = x, for "what we got against the lower bound" charts. */
   diagonal?: boolean;
 };
@@ -14,16 +17,16 @@ export type Chart = {
 const WIDTH = 720;
 const HEIGHT = 400;
 const MARGIN = { left: 72, right: 24, top: 40, bottom: 56 };
-const COLORS = ["#1f6feb", "#d1242f", "#1a7f37", "#9a6700", "#8250df", "#57606a"];
+const COLORS = ["#1f6feb", "#d1242f", "#1a7f37", "#9a6700", "#8250df", "#57606a", "#bf3989", "#0a7ea4"];
 
 /** The chart as a self-contained SVG document: axes with round ticks, one colour per series, a legend. */
 export function renderChart(chart: Chart): string {
   const points = chart.series.flatMap((s) => s.points);
   if (points.length === 0) throw new Error(`chart "${chart.name}" has no points`);
   const xs = points.map(([x]) => x);
-  const ys = points.map(([, y]) => y);
+  const ys = [...points.map(([, y]) => y), ...chart.series.flatMap((s) => (s.ranges ?? []).flat())];
   const xTicks = ticks(Math.min(0, ...xs), Math.max(...xs, ...(chart.diagonal ? ys : [])));
-  const yTicks = ticks(Math.min(0, ...ys), Math.max(...ys, ...(chart.diagonal ? xs : [])));
+  const yTicks = ticks(Math.min(0, ...ys, ...(chart.yRange ?? [])), Math.max(...ys, ...(chart.diagonal ? xs : []), ...(chart.yRange ?? [])));
   const [x0, x1] = [xTicks[0] as number, xTicks.at(-1) as number];
   const [y0, y1] = [yTicks[0] as number, yTicks.at(-1) as number];
   const plotW = WIDTH - MARGIN.left - MARGIN.right;
@@ -59,7 +62,14 @@ export function renderChart(chart: Chart): string {
       const path = series.points.map(([x, y]) => `${px(x).toFixed(1)},${py(y).toFixed(1)}`).join(" ");
       parts.push(`<polyline points="${path}" fill="none" stroke="${color}" stroke-width="1.5"/>`);
     } else {
-      for (const [x, y] of series.points) parts.push(`<circle cx="${px(x).toFixed(1)}" cy="${py(y).toFixed(1)}" r="4" fill="${color}"/>`);
+      series.points.forEach(([x, y], j) => {
+        const range = series.ranges?.[j];
+        if (range) {
+          const [cx, low, high] = [px(x).toFixed(1), py(range[0]).toFixed(1), py(range[1]).toFixed(1)];
+          parts.push(`<path d="M${cx} ${low}V${high}M${Number(cx) - 5} ${low}h10M${Number(cx) - 5} ${high}h10" stroke="${color}" fill="none"/>`);
+        }
+        parts.push(`<circle cx="${px(x).toFixed(1)}" cy="${py(y).toFixed(1)}" r="4" fill="${color}"/>`);
+      });
     }
     const ly = MARGIN.top + 14 + i * 18;
     parts.push(
