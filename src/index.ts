@@ -107,7 +107,6 @@ export type { WorkflowKind, WorkflowTrace, PlanRound, PlannedStep, StepRecord } 
 export { startViewer } from "./web/viewer-server.js";
 export type { Viewer, ViewerOptions } from "./web/viewer-server.js";
 export type { EventStreamStat } from "./web/run-event-stream.js";
-export type { PlanApprover } from "./planning/workflows/plan-approval.js";
 export type { PlanDecision, PlanReview } from "./planning/workflows/plan-review.js";
 export type { TaskBoardSubscription } from "./stores/postgres-task-store.js";
 export { openRuns } from "./runs/runs.js";

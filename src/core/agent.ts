@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { ABORTED, linkSignals, raceAbort } from "./abort.js";
 import { checkDecisions, type ApprovalDecision, type ApprovalDecisions, type PendingCall, type PendingTurn } from "./approval.js";
 import { boundedQuote } from "./bounded-quote.js";
+import { deniedCallText, editedCallNote, INTERRUPTED_CALL_TEXT, rejectedCallText } from "./call-outcome-texts.js";
 import {
   EventHub,
   stampEvent,
@@ -156,8 +157,7 @@ export class Agent {
   /** Calls whose results were never recorded may or may not have run: say so rather than run them twice. */
   #answerInterruptedCalls(calls: readonly ToolCall[]): void {
     for (const call of calls) {
-      const content = "Interrupted: the run stopped before this call's result was recorded. Check whether it took effect before repeating it.";
-      this.#memory.push({ role: "tool", content, toolCallId: call.id, name: call.name });
+      this.#memory.push({ role: "tool", content: INTERRUPTED_CALL_TEXT, toolCallId: call.id, name: call.name });
     }
   }
 
@@ -189,6 +189,22 @@ export class Agent {
       await this.#completeTurn(pending.calls, results, 0, opts.signal);
       return this.#loop(opts.signal);
     });
+  }
+
+  /**
+   * Gives up waiting on the paused turn as a run killed mid-turn would: the results it already has are
+   * kept and each awaiting call is answered as interrupted, so `continue()` goes on without asking.
+   * For a run killed after the user's decisions were applied: an approved call is never made twice.
+   */
+  abandonPending(): void {
+    const pending = this.#pending;
+    if (!pending) return;
+    if (this.#running) throw new Error(`Agent "${this.name}" is running; give up its pending calls between runs.`);
+    this.#pending = undefined;
+    for (const call of pending.calls) {
+      const content = pending.results[call.id]?.result.text ?? INTERRUPTED_CALL_TEXT;
+      this.#memory.push({ role: "tool", content, toolCallId: call.id, name: call.name });
+    }
   }
 
   /** The same run as `run`, as its events; the last one is `run-end`. Leaving the loop early aborts the run. */
@@ -423,8 +439,7 @@ export class Agent {
     }
     const decision = decidePermission(this.permissions, call, tool, this.#planningToolNames.has(call.name));
     if (decision === "deny") {
-      const text = `Denied: the permission policy does not allow "${call.name}" here. Do not retry it; find another way or tell the user.`;
-      return { result: { text, isError: true }, refused: true };
+      return { result: { text: deniedCallText(call.name), isError: true }, refused: true };
     }
     if (decision !== "ask") return undefined;
     // Never ask the user about a call that could not run as written: the model fixes it first.
@@ -462,11 +477,8 @@ export class Agent {
     switch (decision.action) {
       case "answer":
         return this.#track(call, 0, () => ({ result: { text: decision.text, isError: false }, refused: false }));
-      case "reject": {
-        const reason = decision.reason?.trim();
-        const text = `The user rejected this call${reason ? `: ${reason}${/[.!?]$/.test(reason) ? "" : "."}` : "."} Do not repeat it unchanged.`;
-        return this.#track(call, 0, () => ({ result: { text, isError: true }, refused: true }));
-      }
+      case "reject":
+        return this.#track(call, 0, () => ({ result: { text: rejectedCallText(decision.reason), isError: true }, refused: true }));
       case "approve":
         return this.#track(call, 0, () => this.#invoke(call, signal));
       case "edit": {
@@ -475,8 +487,7 @@ export class Agent {
         const ran = { ...call, arguments: edited };
         const outcome = await this.#track(ran, 0, () => this.#invoke(ran, signal, call.arguments));
         if (!outcome.result.isError && this.toolkit.get(call.name)?.explainsEdits) return outcome;
-        const note = `The user edited this call before approving it; it ran with these arguments instead of yours: ${edited}`;
-        return { ...outcome, result: { ...outcome.result, text: `${outcome.result.text}\n${note}` } };
+        return { ...outcome, result: { ...outcome.result, text: `${outcome.result.text}\n${editedCallNote(edited)}` } };
       }
     }
   }

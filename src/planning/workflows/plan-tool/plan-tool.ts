@@ -3,11 +3,12 @@ import { Agent, type AgentOptions } from "../../../core/agent.js";
 import type { AgentState } from "../../../core/state.js";
 import type { AgentEventListener, EventParent } from "../../../core/events.js";
 import type { ChatModel } from "../../../core/model.js";
+import type { PermissionPolicy } from "../../../core/permissions.js";
 import type { ApprovalDecision } from "../../../core/approval.js";
 import { PluginHosts, type AfterModelContext, type AfterToolContext, type Plugin, type PluginHost } from "../../../core/plugin.js";
 import { defineTool, ToolError, type Tool, type ToolContext } from "../../../core/tool.js";
 import { readJsonReply } from "../json-reply.js";
-import { answerWithApprover, pauseForPlan, reviewProposal, type PlanApprover, type PlanProposal } from "../plan-approval.js";
+import { pauseForPlan, reviewProposal, type PlanProposal } from "../plan-approval.js";
 import type { PlanReview } from "../plan-review.js";
 import { planReviewNote } from "../plan-approval-prompts.js";
 import {
@@ -22,8 +23,7 @@ import {
   SUBTASK_SYSTEM_PROMPT,
   subtaskInput,
 } from "./plan-tool-prompts.js";
-import { runSubAgent, type SubAgentOutcome } from "../sub-agent.js";
-import type { WorkflowRecorder } from "../workflow-recorder.js";
+import { runStepAgent, type HeldAgent, type StepAgentOutcome } from "../sub-agent.js";
 import { WorkflowRun } from "../workflow-run.js";
 import type { Workflow, WorkflowOutcome, WorkflowRunOptions, WorkflowState } from "../workflow.js";
 
@@ -48,8 +48,13 @@ export interface PlanToolOptions {
    * (kind "approval"), whose arguments then hold the subtasks as `steps`: edit those to change them.
    */
   approvePlans?: boolean;
-  /** Answers those approvals in process instead of pausing (implies `approvePlans`). */
-  approvePlan?: PlanApprover;
+  /**
+   * Which of the subtask agents' tool calls run, wait for the user or are refused (see Agent). A call
+   * that waits pauses `run` (stopReason "awaiting-approval", the subtask agent's pending calls), and
+   * `run(task, { state, decisions })` hands the decisions to that agent, which goes on with its own
+   * resume. Finished subtasks are never run again.
+   */
+  permissions?: PermissionPolicy;
 }
 
 const DEFAULT_MAX_SUBTASKS = 8;
@@ -72,6 +77,8 @@ type Progress = {
   plan: string[] | null;
   results: string[];
   note: string | null;
+  /** The current subtask's agent, stopped for the user. */
+  agent?: HeldAgent;
 };
 
 /**
@@ -97,7 +104,7 @@ export class PlanTool implements Plugin, Workflow {
     this.#maxSubtasks = opts.maxSubtasks ?? DEFAULT_MAX_SUBTASKS;
     this.#executorTools = opts.tools.filter((tool) => tool.name !== PLAN_TOOL_NAME);
     this.#plannerTools = this.#executorTools.filter((tool) => tool.readOnly);
-    this.#pausesAgent = opts.approvePlans === true && !opts.approvePlan;
+    this.#pausesAgent = opts.approvePlans === true;
     const task = z.string().min(1).describe("The whole task to plan and carry out, in full.");
     const execute = async (args: { task: string; steps?: string[] | undefined }, ctx: ToolContext) =>
       this.#pausesAgent
@@ -176,7 +183,7 @@ export class PlanTool implements Plugin, Workflow {
   }
 
   run(task: string, opts: WorkflowRunOptions = {}): Promise<WorkflowOutcome> {
-    return answerWithApprover(this.#opts.approvePlan, (session) => this.#session(task, session), opts);
+    return this.#session(task, opts);
   }
 
   async #session(task: string, opts: WorkflowRunOptions): Promise<WorkflowOutcome> {
@@ -191,9 +198,9 @@ export class PlanTool implements Plugin, Workflow {
   }
 
   async #drive(run: WorkflowRun<Progress>): Promise<WorkflowOutcome> {
-    const { task, signal } = run;
+    const { task } = run;
     const p = run.progress;
-    const approves = this.#opts.approvePlans === true || this.#opts.approvePlan !== undefined;
+    const approves = this.#opts.approvePlans === true;
 
     if (run.decision && p.proposal) {
       const proposal = p.proposal;
@@ -224,9 +231,10 @@ export class PlanTool implements Plugin, Workflow {
       if (run.aborted) return run.abort();
       const description = plan[index] as string;
       const end = run.recorder.stepStarted(1, { id: String(index + 1), description, dependsOn: index > 0 ? [String(index)] : [] });
-      const outcome = await this.#execute(subtaskInput(task, plan, index, p.results, p.note), index, signal, run.recorder);
+      const outcome = await this.#execute(run, subtaskInput(task, plan, index, p.results, p.note), index);
       // A subtask cut short by the abort is not done: a resumed run does it again.
       if (run.aborted) return run.abort();
+      if ("pending" in outcome) return run.pause(outcome.pending);
       const record = end(outcome.text, outcome.isError);
       p.results.push(outcome.isError ? `Error: ${outcome.text}` : outcome.text);
       await run.stepDone(record);
@@ -289,15 +297,16 @@ export class PlanTool implements Plugin, Workflow {
     return { steps: [run.task], errors, fallback: true, durationMs: performance.now() - started };
   }
 
-  #execute(input: string, index: number, signal: AbortSignal | undefined, recorder: WorkflowRecorder): Promise<SubAgentOutcome> {
+  #execute(run: WorkflowRun<Progress>, input: string, index: number): Promise<StepAgentOutcome> {
     const agent: AgentOptions = {
       name: `subtask-${index + 1}`,
       model: this.#opts.executorModel ?? this.#opts.model,
       systemPrompt: SUBTASK_SYSTEM_PROMPT,
       tools: this.#executorTools,
       ...(this.#opts.executorMaxSteps ? { maxSteps: this.#opts.executorMaxSteps } : {}),
+      ...(this.#opts.permissions ? { permissions: this.#opts.permissions } : {}),
     };
-    return runSubAgent(agent, input, signal, recorder.link(String(index + 1)));
+    return runStepAgent(run, String(index + 1), agent, input);
   }
 }
 
