@@ -6,12 +6,20 @@ import type { AgentState } from "../core/state.js";
 import type { Checklist } from "./checklist.js";
 import type { SessionOutcome, StrategySession } from "./strategy-session.js";
 
+/** A paused turn whose decisions were applied when the checkpoint was saved: the run may have been killed while they ran. */
+type DecidedState = AgentState & { pending: NonNullable<AgentState["pending"]> & { decided?: true } };
+
 /** A strategy that is an agent with planning plugins (notebook, tasks, todos, plan tool). */
 export class AgentSession implements StrategySession {
+  /** Set while the user's decisions are being applied: checkpoints mark the waiting turn decided. */
+  #deciding = false;
+
   constructor(
     readonly strategy: string,
     readonly agent: Agent,
     private readonly readChecklist: () => Promise<Checklist | null>,
+    /** Stores the run's checkpoint (this session's state) before the run goes on. */
+    private readonly save: () => Promise<void>,
     private readonly onClose: () => Promise<void> = async () => undefined,
   ) {}
 
@@ -28,8 +36,18 @@ export class AgentSession implements StrategySession {
     return outcome(await this.agent.continue({ signal }));
   }
 
+  /**
+   * Saves the turn as decided before any approved call runs, so a run killed from here on gives up
+   * the calls it was waiting on (answered as interrupted) instead of asking again and running them twice.
+   */
   async resume(decisions: ApprovalDecisions, signal: AbortSignal): Promise<SessionOutcome> {
-    return outcome(await this.agent.resume(undefined, decisions, { signal }));
+    this.#deciding = true;
+    try {
+      await this.save();
+      return outcome(await this.agent.resume(undefined, decisions, { signal }));
+    } finally {
+      this.#deciding = false;
+    }
   }
 
   pending(): PendingCall[] {
@@ -37,11 +55,16 @@ export class AgentSession implements StrategySession {
   }
 
   checkpoint(): unknown {
-    return this.agent.saveState();
+    const state = this.agent.saveState();
+    return this.#deciding && state.pending ? ({ ...state, pending: { ...state.pending, decided: true } } satisfies DecidedState) : state;
   }
 
   restore(checkpoint: unknown): void {
-    this.agent.loadState(checkpoint as AgentState);
+    const { pending, ...rest } = checkpoint as DecidedState;
+    if (!pending?.decided) return this.agent.loadState(checkpoint as AgentState);
+    const { decided: _, ...turn } = pending;
+    this.agent.loadState({ ...rest, pending: turn });
+    this.agent.abandonPending();
   }
 
   checklist(): Promise<Checklist | null> {

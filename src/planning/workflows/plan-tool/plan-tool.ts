@@ -4,9 +4,9 @@ import type { AgentState } from "../../../core/state.js";
 import type { AgentEventListener, EventParent } from "../../../core/events.js";
 import type { ChatModel } from "../../../core/model.js";
 import type { PermissionPolicy } from "../../../core/permissions.js";
-import type { ApprovalDecision } from "../../../core/approval.js";
+import type { ApprovalDecision, ApprovalDecisions } from "../../../core/approval.js";
 import { PluginHosts, type AfterModelContext, type AfterToolContext, type Plugin, type PluginHost } from "../../../core/plugin.js";
-import { defineTool, ToolError, type Tool, type ToolContext } from "../../../core/tool.js";
+import { defineTool, ToolError, ToolPause, type Tool, type ToolContext } from "../../../core/tool.js";
 import { readJsonReply } from "../json-reply.js";
 import { pauseForPlan, reviewProposal, type PlanProposal } from "../plan-approval.js";
 import type { PlanReview } from "../plan-review.js";
@@ -52,7 +52,8 @@ export interface PlanToolOptions {
    * Which of the subtask agents' tool calls run, wait for the user or are refused (see Agent). A call
    * that waits pauses `run` (stopReason "awaiting-approval", the subtask agent's pending calls), and
    * `run(task, { state, decisions })` hands the decisions to that agent, which goes on with its own
-   * resume. Finished subtasks are never run again.
+   * resume. Finished subtasks are never run again. As the plan tool inside an agent, the agent's run
+   * pauses instead, with the subtask's calls pending (see ToolPause), and `agent.resume` goes on.
    */
   permissions?: PermissionPolicy;
 }
@@ -106,10 +107,16 @@ export class PlanTool implements Plugin, Workflow {
     this.#plannerTools = this.#executorTools.filter((tool) => tool.readOnly);
     this.#pausesAgent = opts.approvePlans === true;
     const task = z.string().min(1).describe("The whole task to plan and carry out, in full.");
-    const execute = async (args: { task: string; steps?: string[] | undefined }, ctx: ToolContext) =>
-      this.#pausesAgent
-        ? this.#runApproved(args.steps, ctx)
-        : (await this.run(args.task, { ...(ctx.signal ? { signal: ctx.signal } : {}), ...callParent(ctx.runId, ctx.agentName, ctx.toolCallId) })).answer;
+    const execute = async (args: { task: string; steps?: string[] | undefined }, ctx: ToolContext) => {
+      const outcome = ctx.resumed
+        ? await this.#goOn(ctx.resumed.state as WorkflowState, ctx.resumed.decisions, ctx)
+        : this.#pausesAgent
+          ? await this.#runApproved(args.steps, ctx)
+          : await this.run(args.task, { ...(ctx.signal ? { signal: ctx.signal } : {}), ...callParent(ctx.runId, ctx.agentName, ctx.toolCallId) });
+      // A subtask's call waits for the user: the calling agent's run pauses on it, and calls again once it is decided.
+      if (outcome.stopReason === "awaiting-approval") throw new ToolPause(outcome.pending ?? [], outcome.state);
+      return outcome.answer;
+    };
     this.tool = this.#pausesAgent
       ? defineTool({
           name: PLAN_TOOL_NAME,
@@ -167,19 +174,18 @@ export class PlanTool implements Plugin, Workflow {
   }
 
   /** Runs the plan the user approved, or edited into `steps`, for this call. */
-  async #runApproved(steps: string[] | undefined, ctx: ToolContext): Promise<string> {
+  #runApproved(steps: string[] | undefined, ctx: ToolContext): Promise<WorkflowOutcome> {
     const state = ctx.toolCallId ? this.#proposals.get(ctx.toolCallId) : undefined;
     const pending = state?.pending?.[0];
     if (!state || !pending) throw new ToolError("No plan was made for this call; call plan again.");
     this.#proposals.delete(ctx.toolCallId as string);
     const decision: ApprovalDecision = ctx.editedFrom === undefined ? { action: "approve" } : { action: "edit", arguments: steps ?? [] };
-    const outcome = await this.#session(state.task, {
-      state,
-      decisions: { [pending.id]: decision },
-      ...(ctx.signal ? { signal: ctx.signal } : {}),
-      ...callParent(ctx.runId, ctx.agentName, ctx.toolCallId),
-    });
-    return outcome.answer;
+    return this.#goOn(state, { [pending.id]: decision }, ctx);
+  }
+
+  /** Goes on with a plan run that paused, with the user's decisions on what it waits for. */
+  #goOn(state: WorkflowState, decisions: ApprovalDecisions, ctx: ToolContext): Promise<WorkflowOutcome> {
+    return this.#session(state.task, { state, decisions, ...(ctx.signal ? { signal: ctx.signal } : {}), ...callParent(ctx.runId, ctx.agentName, ctx.toolCallId) });
   }
 
   run(task: string, opts: WorkflowRunOptions = {}): Promise<WorkflowOutcome> {
