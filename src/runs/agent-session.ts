@@ -11,8 +11,8 @@ type DecidedState = AgentState & { pending: NonNullable<AgentState["pending"]> &
 
 /** A strategy that is an agent with planning plugins (notebook, tasks, todos, plan tool). */
 export class AgentSession implements StrategySession {
-  /** Set while the user's decisions are being applied: checkpoints mark the waiting turn decided. */
-  #deciding = false;
+  /** While the user's decisions are applied: the calls decided on, whose turn checkpoints mark decided. */
+  #deciding: string | undefined;
 
   constructor(
     readonly strategy: string,
@@ -41,12 +41,12 @@ export class AgentSession implements StrategySession {
    * the calls it was waiting on (answered as interrupted) instead of asking again and running them twice.
    */
   async resume(decisions: ApprovalDecisions, signal: AbortSignal): Promise<SessionOutcome> {
-    this.#deciding = true;
+    this.#deciding = callIds(this.agent.pending);
     try {
       await this.save();
       return outcome(await this.agent.resume(undefined, decisions, { signal }));
     } finally {
-      this.#deciding = false;
+      this.#deciding = undefined;
     }
   }
 
@@ -56,7 +56,9 @@ export class AgentSession implements StrategySession {
 
   checkpoint(): unknown {
     const state = this.agent.saveState();
-    return this.#deciding && state.pending ? ({ ...state, pending: { ...state.pending, decided: true } } satisfies DecidedState) : state;
+    // Only the turn decided on: a turn that waits again later is a new one, still undecided.
+    const decided = state.pending && callIds(state.pending.awaiting) === this.#deciding;
+    return decided ? ({ ...state, pending: { ...(state.pending as DecidedState["pending"]), decided: true } } satisfies DecidedState) : state;
   }
 
   restore(checkpoint: unknown): void {
@@ -75,6 +77,10 @@ export class AgentSession implements StrategySession {
     await this.agent.close();
     await this.onClose();
   }
+}
+
+function callIds(calls: readonly PendingCall[]): string {
+  return calls.map((call) => call.id).join("\n");
 }
 
 function outcome(result: RunResult): SessionOutcome {

@@ -50,7 +50,8 @@ export async function invokeWithApproval<P>(
     held[call.id] = { call: { ...mine.call, ...(edited !== undefined ? { arguments: edited } : {}) }, started: true };
     await run.checkpoint();
     const result = await run.recorder.invokeTool(tool, edited ?? args, at);
-    delete held[call.id];
+    // A step cut short by the abort is worked again when the run goes on: the call then counts as interrupted.
+    if (!run.aborted) delete held[call.id];
     return edited === undefined ? result : { ...result, text: `${result.text}\n${editedCallNote(edited)}` };
   }
   const decided = decidePermission(permissions, call, tool, false);
@@ -67,5 +68,7 @@ export async function invokeWithApproval<P>(
 
 /** The calls the run waits on, in the order they were held. */
 export function heldCalls(held: HeldCalls): PendingCall[] {
-  return Object.values(held).map((entry) => structuredClone(entry.call));
+  return Object.values(held)
+    .filter((entry) => !entry.started)
+    .map((entry) => structuredClone(entry.call));
 }
