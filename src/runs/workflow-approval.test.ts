@@ -8,6 +8,7 @@ import type { Message } from "../core/messages.js";
 import type { ModelRequest } from "../core/model.js";
 import { defineTool } from "../core/tool.js";
 import { reactiveModel, type ScriptedTurn } from "../models/scripted.js";
+import type { Checklist } from "./checklist.js";
 import type { RunOutcome } from "./run-driver.js";
 import { openRuns, type RunHandle, type Runs } from "./runs.js";
 import type { ModelRole, StrategyName } from "./strategies.js";
@@ -76,7 +77,7 @@ const REWOO_PLAN = JSON.stringify({
 const COMPILER_PLAN = ['{"tool": "read_note", "args": {"text": "first"}}', '{"tool": "write_note", "args": {"text": "hi"}}', '{"tool": "join"}'].join("\n");
 
 /** The models of each strategy, by role. */
-function brains(strategy: StrategyName, plannerSaw: string[]): (role: ModelRole) => ReturnType<typeof reactiveModel> {
+function brains(strategy: StrategyName, plannerSaw: string[], compilerPlan: string): (role: ModelRole) => ReturnType<typeof reactiveModel> {
   const planner = (reply: string) =>
     reactiveModel((req) => {
       plannerSaw.push(text(req.messages));
@@ -103,25 +104,25 @@ function brains(strategy: StrategyName, plannerSaw: string[]): (role: ModelRole)
     }
     default: {
       const joiner = reactiveModel((req) => JSON.stringify({ action: "finish", answer: `final: ${verdict(req)}` }));
-      const roles = { planner: planner(COMPILER_PLAN), joiner };
+      const roles = { planner: planner(compilerPlan), joiner };
       return (role) => roles[role as keyof typeof roles];
     }
   }
 }
 
-function setup(strategy: StrategyName) {
+function setup(strategy: StrategyName, compilerPlan = COMPILER_PLAN) {
   const dir = mkdtempSync(join(tmpdir(), "stepwise-workflow-approval-"));
   dirs.push(dir);
   const desk: Desk = { writes: [], reads: [] };
   const plannerSaw: string[] = [];
-  const models = brains(strategy, plannerSaw);
+  const models = brains(strategy, plannerSaw, compilerPlan);
   /** A new handle on the run file, as another process would open it. */
   const open = () => {
     const runs = openRuns({ store: join(dir, "runs.db"), models: () => models, tools: () => deskTools(desk) });
     opened.push(runs);
     return runs;
   };
-  const start = async (approval: "writes" | "plan"): Promise<RunOutcome> =>
+  const start = async (approval: "writes" | "plan" | "all"): Promise<RunOutcome> =>
     (await open().start({ task: "Write the note", strategy, model: "test:desk", settings: { workspace: dir, approval } })).done;
   const resume = async (outcome: RunOutcome, decision: ApprovalDecision): Promise<RunOutcome> => {
     const call = outcome.pending?.[0];
@@ -180,5 +181,74 @@ describe.each(WORKFLOWS)("%s under --approval writes", (strategy) => {
     const again = await (await open().resume(paused.runId)).done;
     expect(again.status).toBe("finished");
     expect(desk.writes).toEqual(["hi"]);
+  });
+});
+
+describe.each(["rewoo", "compiler"] as const)("%s under --approval plan", (strategy) => {
+  const shownSteps = (outcome: RunOutcome) => (JSON.parse(outcome.pending?.[0]?.arguments ?? "{}") as { steps: string[] }).steps;
+
+  it("pauses on the whole plan before any step runs, and runs it once approved", async () => {
+    const { desk, start, resume } = setup(strategy);
+    const paused = await start("plan");
+    expect(paused.pending).toEqual([expect.objectContaining({ id: "plan-1", name: "plan", kind: "plan" })]);
+    expect(shownSteps(paused)).toHaveLength(2);
+    expect(shownSteps(paused)[1]).toContain("write_note");
+    expect(desk.reads).toEqual([]);
+    const done = await resume(paused, { action: "approve" });
+    expect(done).toMatchObject({ status: "finished", text: "final: wrote hi" });
+    expect(desk).toEqual({ reads: ["first"], writes: ["hi"] });
+  });
+
+  it("re-plans with the reason after a rejection and asks again", async () => {
+    const { desk, plannerSaw, start, resume } = setup(strategy);
+    const again = await resume(await start("plan"), { action: "reject", reason: "Read the other note." });
+    expect(again.pending).toEqual([expect.objectContaining({ id: "plan-2", kind: "plan" })]);
+    expect(plannerSaw[1]).toContain("Their feedback: Read the other note.");
+    expect(desk.reads).toEqual([]);
+    expect(await resume(again, { action: "approve" })).toMatchObject({ status: "finished", text: "final: wrote hi" });
+  });
+
+  it("runs the plan as the user edited it, and the answer is given the changes", async () => {
+    const { desk, start, resume } = setup(strategy);
+    const paused = await start("plan");
+    const edited = shownSteps(paused)
+      .filter((step) => !step.includes("read_note"))
+      .map((step) => step.replace('"hi"', '"bye"'));
+    const done = await resume(paused, { action: "edit", arguments: { steps: edited } });
+    expect(done).toMatchObject({ status: "finished", text: "final: wrote bye (plan changed)" });
+    expect(desk).toEqual({ reads: [], writes: ["bye"] });
+  });
+});
+
+describe.each(["rewoo", "compiler"] as const)("%s resumed after a pause", (strategy) => {
+  it("shows every step in its checklist, those finished before the pause included", async () => {
+    const { start, resume, open } = setup(strategy);
+    const paused = await start("writes");
+    let pausedAt = 0;
+    for await (const { seq } of open().events(paused.runId)) pausedAt = seq;
+    await resume(paused, { action: "approve" });
+    let first: Checklist | undefined;
+    for await (const { event } of open().events(paused.runId, { after: pausedAt })) if (event.type === "checklist-updated") first ??= event.checklist;
+    expect(first?.items.map((item) => [item.label.split(/[ (]/)[0], item.status])).toEqual([
+      [strategy === "rewoo" ? "read" : "read_note", "done"],
+      [strategy === "rewoo" ? "then" : "write_note", "in_progress"],
+    ]);
+  });
+});
+
+describe("compiler, while a task waits for the user", () => {
+  it("lets tasks that do not need it run, starts none that does, and runs those once it is approved", async () => {
+    const plan = [
+      '{"tool": "write_note", "args": {"text": "hi"}}',
+      '{"tool": "read_note", "args": {"text": "first"}}',
+      '{"tool": "read_note", "args": {"text": "$1"}}',
+      '{"tool": "join"}',
+    ].join("\n");
+    const { desk, start, resume } = setup("compiler", plan);
+    const paused = await start("writes");
+    expect(paused.pending?.map((call) => call.name)).toEqual(["write_note"]);
+    expect(desk.reads).toEqual(["first"]);
+    expect(await resume(paused, { action: "approve" })).toMatchObject({ status: "finished" });
+    expect(desk).toEqual({ writes: ["hi"], reads: ["first", "wrote hi"] });
   });
 });
