@@ -2,8 +2,8 @@
 export type { Message, ToolCall, SystemMessage, UserMessage, AssistantMessage, ToolMessage } from "./core/messages.js";
 export type { ChatModel, ModelRequest, ModelResponse, ModelStreamPart, ToolSpec, Usage } from "./core/model.js";
 export { MODEL_CONTRACT_VERSION } from "./core/model.js";
-export { defineTool, ToolError } from "./core/tool.js";
-export type { Tool, ToolContext, ToolDefinition, ToolResult } from "./core/tool.js";
+export { defineTool, ToolError, ToolPause } from "./core/tool.js";
+export type { Tool, ToolContext, ToolDefinition, ToolPaused, ToolResult } from "./core/tool.js";
 export { Toolkit } from "./core/toolkit.js";
 export { Agent } from "./core/agent.js";
 export type { AgentOptions, RunOptions } from "./core/agent.js";
