@@ -36,14 +36,16 @@ export async function invokeWithApproval<P>(
   const mine = held[call.id];
   if (mine?.started) {
     delete held[call.id];
-    return run.recorder.refusedTool(mine.call, { text: INTERRUPTED_CALL_TEXT, isError: true }, at.round);
+    return run.recorder.toolNotRun(mine.call, { text: INTERRUPTED_CALL_TEXT, isError: true }, at.round);
   }
   if (mine) {
     const decision = run.decisions[call.id];
     if (!decision) return HELD;
-    if (decision.action === "reject") {
+    if (decision.action === "reject" || decision.action === "answer") {
       delete held[call.id];
-      return run.recorder.refusedTool(mine.call, { text: rejectedCallText(decision.reason), isError: true }, at.round);
+      // A question's answer is its result, as an agent's ask_user gets it.
+      const result = decision.action === "answer" ? { text: decision.text, isError: false } : { text: rejectedCallText(decision.reason), isError: true };
+      return run.recorder.toolNotRun(mine.call, result, at.round, decision.action === "reject");
     }
     const edited = decision.action === "edit" ? (typeof decision.arguments === "string" ? decision.arguments : JSON.stringify(decision.arguments)) : undefined;
     // Saved as started before it runs: from here on a killed run reports the call interrupted.
@@ -55,12 +57,12 @@ export async function invokeWithApproval<P>(
     return edited === undefined ? result : { ...result, text: `${result.text}\n${editedCallNote(edited)}` };
   }
   const decided = decidePermission(permissions, call, tool, false);
-  if (decided === "deny") return run.recorder.refusedTool(call, { text: deniedCallText(tool.name), isError: true }, at.round);
+  if (decided === "deny") return run.recorder.toolNotRun(call, { text: deniedCallText(tool.name), isError: true }, at.round);
   if (decided === "ask") {
     // Never ask the user about a call that could not run as written.
     const problem = tool.check?.(call.arguments);
-    if (problem) return run.recorder.refusedTool(call, problem, at.round);
-    held[call.id] = { call: { ...call, kind: "approval" } };
+    if (problem) return run.recorder.toolNotRun(call, problem, at.round);
+    held[call.id] = { call: { ...call, kind: tool.interactive ? "question" : "approval" } };
     return HELD;
   }
   return run.recorder.invokeTool(tool, args, at);

@@ -148,10 +148,10 @@ export class WorkflowRecorder implements ReplyEvents {
     return result;
   }
 
-  /** Reports one of the workflow's own tool calls that did not run (denied, rejected by the user), as an agent reports its own. */
-  refusedTool(call: ToolCall, result: ToolResult, round: number): ToolResult {
+  /** Reports one of the workflow's own tool calls that did not run (denied, rejected or answered by the user), as an agent reports its own. */
+  toolNotRun(call: ToolCall, result: ToolResult, round: number, refused = true): ToolResult {
     this.#emit({ type: "tool-start", step: round, call: { ...call } });
-    this.#emit({ type: "tool-end", step: round, call: { ...call }, result, refused: true, durationMs: 0 });
+    this.#emit({ type: "tool-end", step: round, call: { ...call }, result, refused, durationMs: 0 });
     return result;
   }
 

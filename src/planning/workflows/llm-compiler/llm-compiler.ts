@@ -163,7 +163,7 @@ export class LLMCompiler implements Workflow {
         }
         approved = { review: next.review, durationMs: proposal.durationMs };
         p.note = planReviewNote(next.review) ?? p.note ?? null;
-        p.current.reply = "edit" === run.decision.action ? { role: "assistant", content: [...next.run, JOIN_LINE].join("\n") } : proposal.reply;
+        p.current.reply = run.decision.action === "edit" ? { role: "assistant", content: [...next.run, JOIN_LINE].join("\n") } : proposal.reply;
       }
       const saved = p.current.reply;
       if (saved) {
