@@ -17,10 +17,14 @@ export class AgentSession implements StrategySession {
   constructor(
     readonly strategy: string,
     readonly agent: Agent,
-    private readonly readChecklist: () => Promise<Checklist | null>,
-    /** Stores the run's checkpoint (this session's state) before the run goes on. */
-    private readonly save: () => Promise<void>,
-    private readonly onClose: () => Promise<void> = async () => undefined,
+    private readonly hooks: {
+      checklist: () => Promise<Checklist | null>;
+      /** Stores the run's checkpoint (this session's state) before the run goes on. */
+      save: () => Promise<void>;
+      /** Sees the state a run was restored from (the plan tool's checklist starts from it). */
+      restored?: (state: AgentState) => void;
+      close?: () => Promise<void>;
+    },
   ) {}
 
   on(listener: AgentEventListener): () => void {
@@ -43,7 +47,7 @@ export class AgentSession implements StrategySession {
   async resume(decisions: ApprovalDecisions, signal: AbortSignal): Promise<SessionOutcome> {
     this.#deciding = callIds(this.agent.pending);
     try {
-      await this.save();
+      await this.hooks.save();
       return outcome(await this.agent.resume(undefined, decisions, { signal }));
     } finally {
       this.#deciding = undefined;
@@ -63,19 +67,22 @@ export class AgentSession implements StrategySession {
 
   restore(checkpoint: unknown): void {
     const { pending, ...rest } = checkpoint as DecidedState;
-    if (!pending?.decided) return this.agent.loadState(checkpoint as AgentState);
-    const { decided: _, ...turn } = pending;
-    this.agent.loadState({ ...rest, pending: turn });
-    this.agent.abandonPending();
+    if (!pending?.decided) this.agent.loadState(checkpoint as AgentState);
+    else {
+      const { decided: _, ...turn } = pending;
+      this.agent.loadState({ ...rest, pending: turn });
+      this.agent.abandonPending();
+    }
+    this.hooks.restored?.(checkpoint as AgentState);
   }
 
   checklist(): Promise<Checklist | null> {
-    return this.readChecklist();
+    return this.hooks.checklist();
   }
 
   async close(): Promise<void> {
     await this.agent.close();
-    await this.onClose();
+    await this.hooks.close?.();
   }
 }
 

@@ -13,6 +13,7 @@ import { LLMCompiler } from "../planning/workflows/llm-compiler/llm-compiler.js"
 import { PlanAndExecute } from "../planning/workflows/plan-and-execute/plan-and-execute.js";
 import { PlanTool } from "../planning/workflows/plan-tool/plan-tool.js";
 import { Rewoo } from "../planning/workflows/rewoo/rewoo.js";
+import type { WorkflowState } from "../planning/workflows/workflow.js";
 import type { PlanStorage } from "../planning/notebook/plan-storage.js";
 import { AgentSession } from "./agent-session.js";
 import { checkpointBeforeTools } from "./checkpoint-before-tools.js";
@@ -79,17 +80,21 @@ export function createSession(strategy: StrategyName, ctx: StrategyContext): Str
         planApproval: ctx.approvePlans === true,
       });
       const agent = new Agent(agentOptions([notebook], ctx.tools));
-      return new AgentSession(strategy, agent, async () => planChecklist(notebook.currentPlan), ctx.checkpoint);
+      return new AgentSession(strategy, agent, { checklist: async () => planChecklist(notebook.currentPlan), save: ctx.checkpoint });
     }
     case "tasks": {
       const board = new TaskBoard({ store: ctx.taskStore(), agentName: strategy });
       const agent = new Agent(agentOptions([board], ctx.tools));
-      return new AgentSession(strategy, agent, async () => tasksChecklist(await board.list()), ctx.checkpoint, () => board.store.close());
+      return new AgentSession(strategy, agent, {
+        checklist: async () => tasksChecklist(await board.list()),
+        save: ctx.checkpoint,
+        close: () => board.store.close(),
+      });
     }
     case "todos": {
       const todos = todoList();
       const agent = new Agent(agentOptions([todos], ctx.tools));
-      return new AgentSession(strategy, agent, async () => todosChecklist(todos.todos), ctx.checkpoint);
+      return new AgentSession(strategy, agent, { checklist: async () => todosChecklist(todos.todos), save: ctx.checkpoint });
     }
     case "plan-tool": {
       const planTool = new PlanTool({
@@ -103,7 +108,15 @@ export function createSession(strategy: StrategyName, ctx: StrategyContext): Str
       // The plan tool's workflow events reach the agent it is attached to.
       const progress = new WorkflowProgress();
       agent.on(progress.observe);
-      return new AgentSession(strategy, agent, async () => progress.checklist(), ctx.checkpoint);
+      return new AgentSession(strategy, agent, {
+        checklist: async () => progress.checklist(),
+        save: ctx.checkpoint,
+        // A plan paused inside the plan call holds the steps it planned and finished before.
+        restored: (state) => {
+          const paused = Object.values(state.pending?.nested ?? {})[0]?.state as WorkflowState | undefined;
+          if (paused?.trace) progress.restore(paused.trace);
+        },
+      });
     }
     case "plan-execute":
       return new WorkflowSession(
