@@ -53,3 +53,31 @@ it("a run killed while an approved call runs never asks for it again nor makes i
     await runs.close();
   }
 });
+
+it("a compiler run killed while an approved task runs finishes without making the call again", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "stepwise-approved-kill-"));
+  const store = join(dir, "runs.db");
+  const log = join(dir, "calls.log");
+  const env = { RUN_APPROVAL: "writes", RUN_STRATEGY: "compiler" };
+
+  const a = spawnRun(["start", store, log, "0"], env);
+  const runId = (await a.line(/^run /)).slice(4);
+  expect(await a.line(/^outcome /)).toBe("outcome awaiting-approval");
+
+  const b = spawnRun(["resume", store, log, "1", runId], { APPROVE_PENDING: "1" });
+  await b.line(/^holding 1$/);
+  b.child.kill("SIGKILL");
+  await b.exited;
+
+  const c = spawnRun(["resume", store, log, "0", runId]);
+  expect(await c.line(/^outcome /)).toBe("outcome finished");
+  expect(readFileSync(log, "utf8").split("\n").filter(Boolean)).toEqual(["1"]);
+  const runs = openRuns({ store });
+  try {
+    const results: string[] = [];
+    for await (const { event } of runs.events(runId)) if (event.type === "workflow-step-end") results.push(event.result.split(":")[0] ?? "");
+    expect(results).toEqual(["Interrupted"]);
+  } finally {
+    await runs.close();
+  }
+});

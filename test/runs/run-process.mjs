@@ -7,7 +7,8 @@
 // file. The call n = <hold-at> prints "holding n" once its line is written and then waits for a
 // line on stdin before it returns. Every recorded event prints "event <seq> <type>"; the end prints
 // "outcome <status>", a failure "error <message>" (exit 1). With RUN_APPROVAL set, a started run has that
-// --approval mode; with APPROVE_PENDING=1, a resume approves every call the run waits on.
+// --approval mode, with RUN_STRATEGY that strategy (the compiler plans the first call as its one task);
+// with APPROVE_PENDING=1, a resume approves every call the run waits on.
 import { appendFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { createInterface } from "node:readline";
@@ -62,7 +63,7 @@ async function approveWaiting(runId) {
 try {
   if (mode === "start") {
     const approval = process.env.RUN_APPROVAL ? { approval: process.env.RUN_APPROVAL } : {};
-    const run = await runs.start({ task: "append five numbers", strategy: "todos", model: "test:appender", settings: { workspace: dirname(logFile), ...approval }, onEvent });
+    const run = await runs.start({ task: "append five numbers", strategy: process.env.RUN_STRATEGY ?? "todos", model: "test:appender", settings: { workspace: dirname(logFile), ...approval }, onEvent });
     say(`run ${run.id}`);
     say(`outcome ${(await run.done).status}`);
   } else if (mode === "resume") {
