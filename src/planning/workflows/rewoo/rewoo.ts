@@ -95,20 +95,21 @@ export class Rewoo implements Workflow {
     if (run.decision && p.proposal) {
       const proposal = p.proposal;
       const next = reviewProposal(run, proposal, run.decision);
+      delete p.proposal;
       if ("replan" in next) {
         const rejected = proposal.earlier.at(-1) as { steps: string[]; feedback: string };
         const again = await this.#plan(p.planning ?? this.#planning(task), signal, run.recorder, rejectedPlanFeedback(rejected.steps, rejected.feedback));
-        return this.#propose(run, again, proposal.earlier);
-      }
-      delete p.proposal;
-      delete p.planning;
-      const { errors, durationMs } = proposal;
-      if ("stop" in next) {
-        this.#adopt(run, { steps: [], errors, durationMs }, next.stop);
+        if (again.steps) return this.#propose(run, again, proposal.earlier);
+        // The planner failed this time: nothing is left to approve, and the solver answers from the task alone.
+        this.#adopt(run, again);
+      } else if ("stop" in next) {
+        this.#adopt(run, { steps: [], errors: proposal.errors, durationMs: proposal.durationMs }, next.stop);
         return run.end(planRejectedAnswer(next.stop), "no-answer");
+      } else {
+        const steps = run.decision.action === "edit" ? parseEditedRewooPlan(next.run, this.#toolkit.names) : proposal.plan;
+        this.#adopt(run, { steps, errors: proposal.errors, durationMs: proposal.durationMs }, next.review);
       }
-      const steps = run.decision.action === "edit" ? parseEditedRewooPlan(next.run, this.#toolkit.names) : proposal.plan;
-      this.#adopt(run, { steps, errors, durationMs }, next.review);
+      delete p.planning;
       await run.checkpoint();
     }
     if (!p.plan && !p.proposal) {
