@@ -3,8 +3,8 @@ export type { Message, ToolCall, SystemMessage, UserMessage, AssistantMessage, T
 export type { ChatModel, ModelRequest, ModelResponse, ModelStreamPart, ToolSpec, Usage } from "./core/model.js";
 export { MODEL_CONTRACT_VERSION } from "./core/model.js";
 export { applyRequestDelta, RequestDeltas, type RequestDelta } from "./core/request-delta.js";
-export { defineTool, ToolError } from "./core/tool.js";
-export type { Tool, ToolContext, ToolDefinition, ToolResult } from "./core/tool.js";
+export { defineTool, ToolError, ToolPause } from "./core/tool.js";
+export type { Tool, ToolContext, ToolDefinition, ToolPaused, ToolResult } from "./core/tool.js";
 export { Toolkit } from "./core/toolkit.js";
 export { Agent } from "./core/agent.js";
 export type { AgentOptions, RunOptions } from "./core/agent.js";
@@ -108,7 +108,6 @@ export type { WorkflowKind, WorkflowTrace, PlanRound, PlannedStep, StepRecord } 
 export { startViewer } from "./web/viewer-server.js";
 export type { Viewer, ViewerOptions } from "./web/viewer-server.js";
 export type { EventStreamStat } from "./web/run-event-stream.js";
-export type { PlanApprover } from "./planning/workflows/plan-approval.js";
 export type { PlanDecision, PlanReview } from "./planning/workflows/plan-review.js";
 export type { TaskBoardSubscription } from "./stores/postgres-task-store.js";
 export { openRuns } from "./runs/runs.js";

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { ABORTED, linkSignals, raceAbort } from "./abort.js";
 import { checkDecisions, type ApprovalDecision, type ApprovalDecisions, type PendingCall, type PendingTurn } from "./approval.js";
 import { boundedQuote } from "./bounded-quote.js";
+import { deniedCallText, editedCallNote, INTERRUPTED_CALL_TEXT, rejectedCallText } from "./call-outcome-texts.js";
 import {
   EventHub,
   stampEvent,
@@ -18,7 +19,7 @@ import { decidePermission, type PermissionPolicy } from "./permissions.js";
 import type { Plugin, PluginHost } from "./plugin.js";
 import type { RunResult, StopReason } from "./run-result.js";
 import { AGENT_STATE_VERSION, isAgentState, type AgentState } from "./state.js";
-import type { Tool, ToolResult } from "./tool.js";
+import type { Tool, ToolContext, ToolResult } from "./tool.js";
 import { Toolkit } from "./toolkit.js";
 import { decideTurn } from "./turn-decisions.js";
 
@@ -159,8 +160,7 @@ export class Agent {
   /** Calls whose results were never recorded may or may not have run: say so rather than run them twice. */
   #answerInterruptedCalls(calls: readonly ToolCall[]): void {
     for (const call of calls) {
-      const content = "Interrupted: the run stopped before this call's result was recorded. Check whether it took effect before repeating it.";
-      this.#memory.push({ role: "tool", content, toolCallId: call.id, name: call.name });
+      this.#memory.push({ role: "tool", content: INTERRUPTED_CALL_TEXT, toolCallId: call.id, name: call.name });
     }
   }
 
@@ -183,15 +183,40 @@ export class Agent {
     return this.#exclusive(opts, async () => {
       this.#emit({ type: "run-resumed", decisions: pending.awaiting.length });
       const results = { ...pending.results };
-      await Promise.all(
-        pending.awaiting.map(async (call) => {
-          results[call.id] = await this.#decide(call, decisions[call.id] as ApprovalDecision, opts.signal);
+      const nested = pending.nested ?? {};
+      const ownedByTools = new Set(Object.values(nested).flatMap((paused) => paused.calls));
+      await Promise.all([
+        ...pending.awaiting
+          .filter((call) => !ownedByTools.has(call.id))
+          .map(async (call) => {
+            results[call.id] = await this.#decide(call, decisions[call.id] as ApprovalDecision, opts.signal);
+          }),
+        // A tool that paused is called again with its state and the decisions on its own calls.
+        ...Object.entries(nested).map(async ([id, paused]) => {
+          const call = pending.calls.find((c) => c.id === id) as ToolCall;
+          const resumed = { state: paused.state, decisions: Object.fromEntries(paused.calls.map((c) => [c, decisions[c] as ApprovalDecision])) };
+          results[id] = await this.#track(call, 0, () => this.#invoke(call, opts.signal, undefined, resumed));
         }),
-      );
+      ]);
       this.#pending = undefined;
-      await this.#completeTurn(pending.calls, results, 0, opts.signal);
-      return this.#loop(opts.signal);
+      return this.#loop(opts.signal, { calls: pending.calls, results });
     });
+  }
+
+  /**
+   * Gives up waiting on the paused turn as a run killed mid-turn would: the results it already has are
+   * kept and each awaiting call is answered as interrupted, so `continue()` goes on without asking.
+   * For a run killed after the user's decisions were applied: an approved call is never made twice.
+   */
+  abandonPending(): void {
+    const pending = this.#pending;
+    if (!pending) return;
+    if (this.#running) throw new Error(`Agent "${this.name}" is running; give up its pending calls between runs.`);
+    this.#pending = undefined;
+    for (const call of pending.calls) {
+      const content = pending.results[call.id]?.result.text ?? INTERRUPTED_CALL_TEXT;
+      this.#memory.push({ role: "tool", content, toolCallId: call.id, name: call.name });
+    }
   }
 
   /** The same run as `run`, as its events; the last one is `run-end`. Leaving the loop early aborts the run. */
@@ -292,7 +317,8 @@ export class Agent {
     }
   }
 
-  async #loop(signal: AbortSignal | undefined): Promise<RunResult> {
+  /** Runs model turns until the run ends; `resumed` is a turn that was waiting for the user, to finish first. */
+  async #loop(signal: AbortSignal | undefined, resumed?: { calls: ToolCall[]; results: Record<string, Outcome> }): Promise<RunResult> {
     const progress: RunProgress = { steps: 0, usage: ZERO_USAGE, lastText: "" };
     this.#requests.reset();
     let notes: string[] = [];
@@ -304,6 +330,10 @@ export class Agent {
       return { text, messages: cloneMessages(this.#memory), steps, stopReason, usage: { ...usage }, ...pending };
     };
 
+    if (resumed) {
+      if (this.#holdTurn(resumed.calls, resumed.results, [])) return finish("awaiting-approval");
+      await this.#completeTurn(resumed.calls, resumed.results, 0, signal);
+    }
     for (;;) {
       if (signal?.aborted) return finish("aborted");
       if (progress.steps >= this.maxSteps) return finish("max-steps");
@@ -350,13 +380,30 @@ export class Agent {
           results[call.id] = await this.#track(call, step, () => gate ?? this.#invoke(call, signal));
         }),
       );
-      if (awaiting.length > 0) {
-        this.#pending = { calls: structuredClone(calls), results, awaiting };
-        this.#emit({ type: "approval-requested", calls: structuredClone(awaiting) });
-        return finish("awaiting-approval");
-      }
+      if (this.#holdTurn(calls, results, awaiting)) return finish("awaiting-approval");
       await this.#completeTurn(calls, results, step, signal);
     }
+  }
+
+  /**
+   * Keeps a turn that waits for the user as the pending turn: its calls that ask, and the calls of
+   * each tool that paused (ToolPause), whose results are then still to come. False when nothing waits.
+   */
+  #holdTurn(calls: readonly ToolCall[], results: Record<string, Outcome>, awaiting: PendingCall[]): boolean {
+    const nested: NonNullable<PendingTurn["nested"]> = {};
+    const all = [...awaiting];
+    for (const call of calls) {
+      const paused = results[call.id]?.result.paused;
+      if (!paused) continue;
+      delete results[call.id];
+      nested[call.id] = { state: paused.state, calls: paused.calls.map((c) => c.id) };
+      all.push(...paused.calls);
+    }
+    if (all.length === 0) return false;
+    const tools = Object.keys(nested).length > 0 ? { nested } : {};
+    this.#pending = structuredClone({ calls: [...calls], results, awaiting: all, ...tools });
+    this.#emit({ type: "approval-requested", calls: structuredClone(all) });
+    return true;
   }
 
   /** One model call, streamed when the model can, so that text and tool calls show as they begin. */
@@ -428,8 +475,7 @@ export class Agent {
     }
     const decision = decidePermission(this.permissions, call, tool, this.#planningToolNames.has(call.name));
     if (decision === "deny") {
-      const text = `Denied: the permission policy does not allow "${call.name}" here. Do not retry it; find another way or tell the user.`;
-      return { result: { text, isError: true }, refused: true };
+      return { result: { text: deniedCallText(call.name), isError: true }, refused: true };
     }
     if (decision !== "ask") return undefined;
     // Never ask the user about a call that could not run as written: the model fixes it first.
@@ -442,11 +488,12 @@ export class Agent {
     this.#emit({ type: "tool-start", step, call: { ...call } });
     const started = Date.now();
     const outcome = await body();
-    this.#emit({ type: "tool-end", step, call: { ...call }, ...outcome, durationMs: Date.now() - started });
+    // A call that paused has not ended: it ends when the run goes on.
+    if (!outcome.result.paused) this.#emit({ type: "tool-end", step, call: { ...call }, ...outcome, durationMs: Date.now() - started });
     return outcome;
   }
 
-  async #invoke(call: ToolCall, signal: AbortSignal | undefined, editedFrom?: string): Promise<Outcome> {
+  async #invoke(call: ToolCall, signal: AbortSignal | undefined, editedFrom?: string, resumed?: ToolContext["resumed"]): Promise<Outcome> {
     const tool = this.toolkit.get(call.name);
     if (!tool) throw new Error(`internal: tool "${call.name}" vanished`);
     if (signal?.aborted) return { result: { text: "Not run: the run was aborted.", isError: true }, refused: false };
@@ -456,6 +503,7 @@ export class Agent {
       ...(this.#scope.runId !== undefined ? { runId: this.#scope.runId } : {}),
       ...(signal ? { signal } : {}),
       ...(editedFrom !== undefined ? { editedFrom } : {}),
+      ...(resumed ? { resumed } : {}),
     };
     const result = await raceAbort(tool.invoke(call.arguments, ctx), signal);
     if (result === ABORTED) return { result: { text: "Stopped: the run was aborted before the tool finished.", isError: true }, refused: false };
@@ -467,11 +515,8 @@ export class Agent {
     switch (decision.action) {
       case "answer":
         return this.#track(call, 0, () => ({ result: { text: decision.text, isError: false }, refused: false }));
-      case "reject": {
-        const reason = decision.reason?.trim();
-        const text = `The user rejected this call${reason ? `: ${reason}${/[.!?]$/.test(reason) ? "" : "."}` : "."} Do not repeat it unchanged.`;
-        return this.#track(call, 0, () => ({ result: { text, isError: true }, refused: true }));
-      }
+      case "reject":
+        return this.#track(call, 0, () => ({ result: { text: rejectedCallText(decision.reason), isError: true }, refused: true }));
       case "approve":
         return this.#track(call, 0, () => this.#invoke(call, signal));
       case "edit": {
@@ -480,8 +525,7 @@ export class Agent {
         const ran = { ...call, arguments: edited };
         const outcome = await this.#track(ran, 0, () => this.#invoke(ran, signal, call.arguments));
         if (!outcome.result.isError && this.toolkit.get(call.name)?.explainsEdits) return outcome;
-        const note = `The user edited this call before approving it; it ran with these arguments instead of yours: ${edited}`;
-        return { ...outcome, result: { ...outcome.result, text: `${outcome.result.text}\n${note}` } };
+        return { ...outcome, result: { ...outcome.result, text: `${outcome.result.text}\n${editedCallNote(edited)}` } };
       }
     }
   }

@@ -27,6 +27,8 @@ export type PendingTurn = {
   calls: ToolCall[];
   results: Record<string, { result: ToolResult; refused: boolean }>;
   awaiting: PendingCall[];
+  /** Calls of the turn whose tool paused (ToolPause), by call id: its state and which awaiting calls are its own. */
+  nested?: Record<string, { state: unknown; calls: string[] }>;
 };
 
 /** Refuses decisions that do not answer exactly the pending calls, each with an action its kind accepts. */
