@@ -33,7 +33,7 @@ export function renderHtmlReport(result: EvalResult): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Stepwise eval: ${esc(result.model)}</title>
 <style>
-body{font-family:sans-serif;margin:2em;color:#1f2328}table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #d0d7de;padding:.25em .6em;text-align:right}
+body{font-family:sans-serif;margin:2em;color:#1f2328}table{border-collapse:collapse;margin:1em 0;display:block;overflow-x:auto;max-width:100%}td,th{border:1px solid #d0d7de;padding:.25em .6em;text-align:right}
 td:first-child,th:first-child,td.reason{text-align:left}td{white-space:nowrap}td.reason{white-space:normal}.scripted{background:#fff8c5;border:2px solid #9a6700;padding:1em;font-weight:bold}.passed{color:#1a7f37}.failed{color:#d1242f}code{background:#f6f8fa;padding:0 .3em}
 </style></head><body>
 <h1>Stepwise eval: ${esc(result.model)}</h1>

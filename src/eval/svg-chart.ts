@@ -14,9 +14,10 @@ export type Chart = {
   diagonal?: boolean;
 };
 
-const WIDTH = 720;
+const WIDTH = 860;
 const HEIGHT = 400;
-const MARGIN = { left: 72, right: 24, top: 40, bottom: 56 };
+// The legend sits in the right margin, beside the plot, so it never covers a point.
+const MARGIN = { left: 72, right: 164, top: 40, bottom: 56 };
 const COLORS = ["#1f6feb", "#d1242f", "#1a7f37", "#9a6700", "#8250df", "#57606a", "#bf3989", "#0a7ea4"];
 
 /** The chart as a self-contained SVG document: axes with round ticks, one colour per series, a legend. */
@@ -73,8 +74,8 @@ export function renderChart(chart: Chart): string {
     }
     const ly = MARGIN.top + 14 + i * 18;
     parts.push(
-      `<rect x="${MARGIN.left + 12}" y="${ly - 9}" width="12" height="12" fill="${color}"/>`,
-      `<text x="${MARGIN.left + 30}" y="${ly + 1}">${escape(series.name)}</text>`,
+      `<rect x="${MARGIN.left + plotW + 14}" y="${ly - 9}" width="12" height="12" fill="${color}"/>`,
+      `<text x="${MARGIN.left + plotW + 32}" y="${ly + 1}">${escape(series.name)}</text>`,
     );
   });
   parts.push("</svg>");
