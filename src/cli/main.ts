@@ -119,14 +119,16 @@ program
 const plans = program.command("plans").description("Read the plans kept in the store.");
 plans
   .command("list")
-  .description(`One line per plan, newest run first; at most ${PLANS_LISTED} unless --limit says otherwise.`)
+  .description(`One line per plan, newest first; at most ${PLANS_LISTED} unless --limit says otherwise.`)
+  .option("--store <url>", "sqlite (default) or postgres://…")
   .option("--limit <n>", `at most this many plans (default ${PLANS_LISTED})`, positiveInteger)
-  .action((opts: { limit?: number }) => plansList(storePath(), process.stdout, opts.limit));
+  .action((opts: { store?: string; limit?: number }) => plansList({ ...opts, database: storePath() }, process.stdout));
 plans
   .command("show")
   .description("A plan in detail.")
   .argument("<id>", "plan id (a unique prefix is enough)")
-  .action((id: string) => plansShow(storePath(), id, process.stdout));
+  .option("--store <url>", "sqlite (default) or postgres://…")
+  .action((id: string, opts: { store?: string }) => plansShow({ ...opts, database: storePath() }, id, process.stdout));
 
 const tasks = program.command("tasks").description("Read a task board.");
 const boardOptions = (command: Command) =>

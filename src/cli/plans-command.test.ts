@@ -17,7 +17,7 @@ it("plans list shows at most its limit and says how many plans were left out", a
   const read = async (limit?: number) => {
     let written = "";
     const out = new Writable({ write: (chunk: Buffer, _encoding, done) => ((written += chunk.toString()), done()) });
-    await plansList(database, out, limit);
+    await plansList({ database, ...(limit ? { limit } : {}) }, out);
     return written.trimEnd().split("\n");
   };
   const lines = await read();

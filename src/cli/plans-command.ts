@@ -1,28 +1,20 @@
 import { Plan } from "../planning/notebook/plan.js";
 import type { PlanData } from "../planning/notebook/plan.js";
-import { openSqliteDatabase } from "../stores/sqlite-database.js";
-import { SqlitePlanStorage, sqlitePlanScopes } from "../stores/sqlite-plan-storage.js";
-import { SqliteRunStore } from "../stores/sqlite-run-store.js";
 import { planChecklist } from "../runs/checklist.js";
 import { checklistLines } from "./checklist-text.js";
 import { CliError } from "./cli-error.js";
+import { openCliStores } from "./run-command.js";
+import type { ScopedPlanQuery, StoredPlans } from "../runs/run-stores.js";
 
-/** A plan, and where it was made: a run (`run 1a2b3c4d`) or another notebook, such as `stepwise mcp`'s (`mcp:<board>`). */
-type StoredPlan = { plan: PlanData; origin: string };
+export type PlansOptions = { database: string; store?: string };
 
-/** Every plan kept in the store, whoever made it, the notebook with the latest new plan first. */
-async function storedPlans(database: string): Promise<StoredPlan[]> {
-  const db = openSqliteDatabase(database);
+/** The stored plans `query` picks, read through the run layer from the store `--store` names. */
+async function storedPlans(opts: PlansOptions, query: ScopedPlanQuery): Promise<StoredPlans> {
+  const stores = await openCliStores(opts);
   try {
-    const runs = new SqliteRunStore(db);
-    const plans: StoredPlan[] = [];
-    for (const scope of sqlitePlanScopes(db)) {
-      const origin = (await runs.getRun(scope)) ? `run ${scope.slice(0, 8)}` : scope;
-      plans.push(...new SqlitePlanStorage(db, { scope }).list().map((plan) => ({ plan, origin })));
-    }
-    return plans;
+    return await stores.listPlans(query);
   } finally {
-    db.close();
+    await stores.close();
   }
 }
 
@@ -30,25 +22,27 @@ async function storedPlans(database: string): Promise<StoredPlan[]> {
 export const PLANS_LISTED = 50;
 
 /** `stepwise plans list`: one line per plan, the first `limit`, saying how many were left out. */
-export async function plansList(database: string, out: NodeJS.WritableStream, limit = PLANS_LISTED): Promise<void> {
-  const plans = await storedPlans(database);
-  if (plans.length === 0) {
+export async function plansList(opts: PlansOptions & { limit?: number }, out: NodeJS.WritableStream): Promise<void> {
+  const limit = opts.limit ?? PLANS_LISTED;
+  const { plans, total } = await storedPlans(opts, { limit });
+  if (total === 0) {
     out.write("No plans yet: the store is empty. Run: stepwise run \"<task>\" --strategy notebook\n");
     return;
   }
-  for (const { plan, origin } of plans.slice(0, limit)) {
+  for (const { plan, origin } of plans) {
     const done = plan.subtasks.filter((s) => s.state === "done").length;
     out.write(`${plan.id}  ${plan.state.padEnd(11)} ${done}/${plan.subtasks.length}  ${plan.name}  (${origin}, ${plan.createdAt})\n`);
   }
-  if (plans.length > limit) out.write(`… ${plans.length - limit} more of ${plans.length} plans not shown; pass --limit to see more.\n`);
+  if (total > plans.length) out.write(`… ${total - plans.length} more of ${total} plans not shown; pass --limit to see more.\n`);
 }
 
 /** `stepwise plans show <id>`: the plan in its detailed markdown form. A unique id prefix is enough. */
-export async function plansShow(database: string, id: string, out: NodeJS.WritableStream): Promise<void> {
-  const matches = (await storedPlans(database)).filter(({ plan }) => plan.id.startsWith(id));
-  const only = matches[0];
+export async function plansShow(opts: PlansOptions, id: string, out: NodeJS.WritableStream): Promise<void> {
+  // Two are enough to tell a unique prefix from an ambiguous one; the total says how many it matches.
+  const { plans, total } = await storedPlans(opts, { limit: 2, idPrefix: id });
+  const only = plans[0];
   if (!only) throw new CliError(`no plan with id "${id}"; list them with: stepwise plans list`);
-  if (matches.length > 1) throw new CliError(`"${id}" matches ${matches.length} plans; give more of the id`);
+  if (total > 1) throw new CliError(`"${id}" matches ${total} plans; give more of the id`);
   out.write(`${planDetailText(only.plan).join("\n")}\n`);
 }
 

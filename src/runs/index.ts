@@ -7,7 +7,7 @@ export { workRuns } from "./run-worker.js";
 export type { WorkOptions } from "./run-worker.js";
 export type { RunSettings } from "./run-settings.js";
 export { openStores } from "./run-stores.js";
-export type { RunStores } from "./run-stores.js";
+export type { RunStores, ScopedPlanQuery, StoredPlan, StoredPlans } from "./run-stores.js";
 export { RunInputError } from "./run-input-error.js";
 export { STRATEGIES, BASELINE_STRATEGY } from "./strategies.js";
 export type { StrategyName, ModelRole, ModelsByRole } from "./strategies.js";

@@ -1,12 +1,14 @@
 import pg from "pg";
 import type { PlanStorage } from "../planning/notebook/plan-storage.js";
 import type { TaskStore } from "../planning/tasks/task-store.js";
-import { PostgresPlanStorage } from "../stores/postgres-plan-storage.js";
+import type { PlanData } from "../planning/notebook/plan.js";
+import { PostgresPlanStorage, postgresPlanPage } from "../stores/postgres-plan-storage.js";
 import { PostgresRunStore } from "../stores/postgres-run-store.js";
 import { PostgresTaskStore } from "../stores/postgres-task-store.js";
 import type { RunStore } from "../stores/run-store.js";
 import { openSqliteDatabase } from "../stores/sqlite-database.js";
-import { SqlitePlanStorage } from "../stores/sqlite-plan-storage.js";
+import type { ScopedPlanPage, ScopedPlanQuery } from "../stores/scoped-plan-page.js";
+import { SqlitePlanStorage, sqlitePlanPage } from "../stores/sqlite-plan-storage.js";
 import { SqliteRunStore } from "../stores/sqlite-run-store.js";
 import { SqliteTaskStore } from "../stores/sqlite-task-store.js";
 import { RunInputError } from "./run-input-error.js";
@@ -21,9 +23,21 @@ export interface RunStores {
   readonly runs: RunStore;
   /** The notebook's plans of one scope (a run's id), loaded and ready. */
   plans(scope: string): Promise<PlanStorage>;
+  /**
+   * The plans of every scope (every run's notebook, `stepwise mcp`'s, …), the newest first, at most
+   * `query.limit`, each with where it was made, and how many match in all.
+   */
+  listPlans(query: ScopedPlanQuery): Promise<StoredPlans>;
   board(boardId: string): TaskStore;
   close(): Promise<void>;
 }
+
+export type { ScopedPlanQuery };
+
+/** A plan and where it was made: a run (`run 1a2b3c4d`) or another notebook's scope, such as `mcp:<board>`. */
+export type StoredPlan = { plan: PlanData; origin: string };
+/** A page of stored plans, newest first, and how many matched in all (the page may leave some out). */
+export type StoredPlans = { plans: StoredPlan[]; total: number };
 
 const POSTGRES_URL = /^postgres(ql)?:\/\//;
 
@@ -43,6 +57,7 @@ function sqliteStores(file: string): RunStores {
     location: file,
     runs,
     plans: async (scope) => new SqlitePlanStorage(db, { scope }),
+    listPlans: async (query) => withOrigins(runs, sqlitePlanPage(db, query)),
     board: (boardId) => new SqliteTaskStore({ db, boardId }),
     async close() {
       await runs.close();
@@ -55,13 +70,24 @@ function postgresStores(url: string): RunStores {
   const pool = new pg.Pool({ connectionString: url });
   // An idle connection that drops emits 'error', which would end the process unheard; the pool has discarded it already.
   pool.on("error", () => undefined);
+  const runs = new PostgresRunStore({ pool });
   return {
     location: redactUrl(url),
-    runs: new PostgresRunStore({ pool }),
+    runs,
     plans: (scope) => PostgresPlanStorage.open({ pool, scope }),
+    listPlans: async (query) => withOrigins(runs, await postgresPlanPage(pool, query)),
     board: (boardId) => new PostgresTaskStore({ pool, boardId }),
     close: () => pool.end(),
   };
+}
+
+/** Names each page's scope by its run (`run 1a2b3c4d`) when a run owns it: one look-up per scope on the page. */
+async function withOrigins(runs: RunStore, page: ScopedPlanPage): Promise<StoredPlans> {
+  const origins = new Map<string, string>();
+  for (const scope of new Set(page.plans.map(({ scope }) => scope))) {
+    origins.set(scope, (await runs.getRun(scope)) ? `run ${scope.slice(0, 8)}` : scope);
+  }
+  return { plans: page.plans.map(({ scope, plan }) => ({ plan, origin: origins.get(scope) ?? scope })), total: page.total };
 }
 
 /** Fails early, in one line, when the store cannot be reached. */

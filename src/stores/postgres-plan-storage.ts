@@ -2,6 +2,7 @@ import pg from "pg";
 import type { PlanData } from "../planning/notebook/plan.js";
 import type { PlanStorage } from "../planning/notebook/plan-storage.js";
 import { createSchemaIfMissing, inTransaction } from "./postgres-transaction.js";
+import type { ScopedPlanPage, ScopedPlanQuery } from "./scoped-plan-page.js";
 
 export type PostgresPlanStorageOptions = {
   /** Keeps several notebooks' plans apart in one database (one scope per run, say). */
@@ -28,6 +29,21 @@ const SCHEMA = `
 `;
 const UPSERT = `INSERT INTO stepwise_plans (scope, id, data) VALUES ($1, $2, $3)
   ON CONFLICT (scope, id) DO UPDATE SET data = excluded.data`;
+
+/**
+ * The newest plans of every scope in the database, at most `query.limit`, and how many match in all:
+ * the database counts and limits, so the page stays small however many plans it keeps.
+ */
+export async function postgresPlanPage(pool: pg.Pool, query: ScopedPlanQuery): Promise<ScopedPlanPage> {
+  // Reading creates nothing: a database no notebook has written to holds no plans.
+  const table = await pool.query<{ present: boolean }>("SELECT to_regclass('stepwise_plans') IS NOT NULL AS present");
+  if (!table.rows[0]?.present) return { plans: [], total: 0 };
+  const matching = "FROM stepwise_plans WHERE left(id, length($1)) = $1";
+  const prefix = query.idPrefix ?? "";
+  const count = await pool.query<{ total: number }>(`SELECT count(*)::int AS total ${matching}`, [prefix]);
+  const rows = await pool.query<{ scope: string; data: PlanData }>(`SELECT scope, data ${matching} ORDER BY position DESC LIMIT $2`, [prefix, query.limit]);
+  return { plans: rows.rows.map((row) => ({ scope: row.scope, plan: row.data })), total: count.rows[0]?.total ?? 0 };
+}
 
 /**
  * A notebook's plans in PostgreSQL, shared by every process that opens the same scope. The notebook

@@ -1,5 +1,6 @@
 import type { PlanData } from "../planning/notebook/plan.js";
 import type { PlanStorage } from "../planning/notebook/plan-storage.js";
+import type { ScopedPlanPage, ScopedPlanQuery } from "./scoped-plan-page.js";
 import { openSqliteDatabase, type SqliteDatabase } from "./sqlite-database.js";
 
 export interface SqlitePlanStorageOptions {
@@ -10,14 +11,19 @@ export interface SqlitePlanStorageOptions {
   scope?: string;
 }
 
-/** Every scope that holds plans in the file, the one with the latest new plan first. */
-export function sqlitePlanScopes(db: SqliteDatabase): string[] {
+/**
+ * The newest plans of every scope in the file, at most `query.limit`, and how many match in all: the
+ * database counts and limits, so the page stays small however many plans the file keeps.
+ */
+export function sqlitePlanPage(db: SqliteDatabase, query: ScopedPlanQuery): ScopedPlanPage {
   const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'stepwise_plans'").get();
-  if (!table) return [];
-  return db
-    .prepare<[], { scope: string }>("SELECT scope FROM stepwise_plans GROUP BY scope ORDER BY MAX(rowid) DESC")
-    .all()
-    .map((row) => row.scope);
+  if (!table) return { plans: [], total: 0 };
+  const matching = "FROM stepwise_plans WHERE substr(id, 1, length(@prefix)) = @prefix";
+  const params = { prefix: query.idPrefix ?? "", limit: query.limit };
+  const { total } = db.prepare<[typeof params], { total: number }>(`SELECT count(*) AS total ${matching}`).get(params) ?? { total: 0 };
+  // An upsert keeps the row's rowid, so the highest rowid is the plan added last.
+  const rows = db.prepare<[typeof params], { scope: string; data: string }>(`SELECT scope, data ${matching} ORDER BY rowid DESC LIMIT @limit`).all(params);
+  return { plans: rows.map((row) => ({ scope: row.scope, plan: JSON.parse(row.data) as PlanData })), total };
 }
 
 /**

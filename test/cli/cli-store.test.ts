@@ -46,6 +46,14 @@ describe("stepwise plans", () => {
     expect(show.stdout).not.toMatch(/\[WIP\]|\]\S/);
   });
 
+  it("refuses a --store it cannot use in one line, exit 2", async () => {
+    for (const args of [["plans", "list"], ["plans", "show", "abc"]]) {
+      const result = await runCli([...args, "--store", "mysql://me@db/x"]);
+      expect(result.code, args.join(" ")).toBe(2);
+      expect(result.stderr).toBe('stepwise: unknown store "mysql://me@db/x"; use a SQLite file path or a postgres://user@host:port/db URL\n');
+    }
+  });
+
   it("says how to make a plan when there is none", async () => {
     const list = await runCli(["plans", "list"]);
     expect(list.code).toBe(0);
