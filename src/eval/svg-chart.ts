@@ -14,10 +14,11 @@ export type Chart = {
   diagonal?: boolean;
 };
 
-const WIDTH = 860;
+const PLOT_WIDTH = 624;
 const HEIGHT = 400;
-// The legend sits in the right margin, beside the plot, so it never covers a point.
-const MARGIN = { left: 72, right: 164, top: 40, bottom: 56 };
+const MARGIN = { left: 72, top: 40, bottom: 56 };
+/** Width of one character of the legend's 12px sans-serif text, generously: names must never be cut. */
+const LEGEND_CHAR_WIDTH = 7.5;
 const COLORS = ["#1f6feb", "#d1242f", "#1a7f37", "#9a6700", "#8250df", "#57606a", "#bf3989", "#0a7ea4"];
 
 /** The chart as a self-contained SVG document: axes with round ticks, one colour per series, a legend. */
@@ -30,7 +31,10 @@ export function renderChart(chart: Chart): string {
   const yTicks = ticks(Math.min(0, ...ys, ...(chart.yRange ?? [])), Math.max(...ys, ...(chart.diagonal ? xs : []), ...(chart.yRange ?? [])));
   const [x0, x1] = [xTicks[0] as number, xTicks.at(-1) as number];
   const [y0, y1] = [yTicks[0] as number, yTicks.at(-1) as number];
-  const plotW = WIDTH - MARGIN.left - MARGIN.right;
+  // The legend sits in the right margin, beside the plot, so it never covers a point; the margin fits its longest name.
+  const legendWidth = 48 + LEGEND_CHAR_WIDTH * Math.max(...chart.series.map((s) => s.name.length));
+  const plotW = PLOT_WIDTH;
+  const WIDTH = Math.ceil(MARGIN.left + plotW + legendWidth);
   const plotH = HEIGHT - MARGIN.top - MARGIN.bottom;
   const px = (x: number) => MARGIN.left + ((x - x0) / (x1 - x0)) * plotW;
   const py = (y: number) => MARGIN.top + plotH - ((y - y0) / (y1 - y0)) * plotH;
