@@ -15,7 +15,7 @@ export type { WorkUnit } from "./planning/work-units.js";
 export { AGENT_STATE_VERSION } from "./core/state.js";
 export type { AgentState } from "./core/state.js";
 export { askUserTool } from "./core/ask-user.js";
-export type { ApprovalDecision, ApprovalDecisions, PendingCall, PendingTurn } from "./core/approval.js";
+export type { ApprovalDecision, ApprovalDecisions, PendingCall, PendingTurn, ToolAnswer, ToolQuestion } from "./core/approval.js";
 export type { PermissionDecision, PermissionPolicy, PermissionRule } from "./core/permissions.js";
 export { scriptedModel, reactiveModel } from "./models/scripted.js";
 export type { ScriptedTurn, ScriptedModel, ScriptedModelOptions } from "./models/scripted.js";

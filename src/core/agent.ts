@@ -1,7 +1,15 @@
 import { randomUUID } from "node:crypto";
 import { ABORTED, linkSignals, raceAbort } from "./abort.js";
-import { checkDecisions, type ApprovalDecision, type ApprovalDecisions, type PendingCall, type PendingTurn } from "./approval.js";
-import { boundedQuote } from "./bounded-quote.js";
+import {
+  checkDecisions,
+  type ApprovalDecision,
+  type ApprovalDecisions,
+  type PendingCall,
+  type PendingTurn,
+  type ToolAnswer,
+  type ToolQuestion,
+} from "./approval.js";
+import { boundedQuote, boundedText } from "./bounded-quote.js";
 import {
   EventHub,
   stampEvent,
@@ -17,7 +25,7 @@ import { decidePermission, type PermissionPolicy } from "./permissions.js";
 import type { Plugin, PluginHost } from "./plugin.js";
 import type { RunResult, StopReason } from "./run-result.js";
 import { AGENT_STATE_VERSION, isAgentState, type AgentState } from "./state.js";
-import type { Tool, ToolResult } from "./tool.js";
+import type { Tool, ToolContext, ToolResult } from "./tool.js";
 import { Toolkit } from "./toolkit.js";
 import { decideTurn } from "./turn-decisions.js";
 
@@ -47,6 +55,10 @@ const ZERO_USAGE: Usage = Object.freeze({ inputTokens: 0, outputTokens: 0 });
 
 type Outcome = { result: ToolResult; refused: boolean };
 type CallOutcome = Outcome & { call: ToolCall };
+/** How a call that ran ended: with its outcome, or asking the user a question it needs answered first. */
+type Ran = Outcome & { asked?: NonNullable<PendingCall["asked"]> };
+/** The longest question text a tool may put to the user; the rest is cut. */
+const QUESTION_LIMIT = 4000;
 
 /** Where a run's counters stand; a resumed run starts a fresh one. */
 type RunProgress = { steps: number; usage: Usage; lastText: string };
@@ -179,15 +191,19 @@ export class Agent {
     checkDecisions(pending.awaiting, decisions);
     return this.#exclusive(opts, async () => {
       this.#emit({ type: "run-resumed", decisions: pending.awaiting.length });
-      const results = { ...pending.results };
+      const ran: Record<string, Ran> = { ...pending.results };
       await Promise.all(
         pending.awaiting.map(async (call) => {
-          results[call.id] = await this.#decide(call, decisions[call.id] as ApprovalDecision, opts.signal);
+          ran[call.id] = await this.#decide(call, decisions[call.id] as ApprovalDecision, pending.calls, opts.signal);
         }),
       );
       this.#pending = undefined;
-      await this.#completeTurn(pending.calls, results, 0, opts.signal);
-      return this.#loop(opts.signal);
+      // The turn's calls as they ran: an edited call that asks a question is made again as edited.
+      const calls = pending.calls.map((call) => {
+        const decision = decisions[call.id];
+        return decision?.action === "edit" ? { ...call, arguments: editedArguments(decision) } : call;
+      });
+      return this.#loop(opts.signal, { calls, ran });
     });
   }
 
@@ -289,7 +305,8 @@ export class Agent {
     }
   }
 
-  async #loop(signal: AbortSignal | undefined): Promise<RunResult> {
+  /** Runs model turns until the run ends; `decided` is a turn whose pending calls the user just decided. */
+  async #loop(signal: AbortSignal | undefined, decided?: { calls: ToolCall[]; ran: Record<string, Ran> }): Promise<RunResult> {
     const progress: RunProgress = { steps: 0, usage: ZERO_USAGE, lastText: "" };
     let notes: string[] = [];
     const continued = new Set<Plugin>();
@@ -299,6 +316,8 @@ export class Agent {
       const pending = this.#pending ? { pending: structuredClone(this.#pending.awaiting) } : {};
       return { text, messages: cloneMessages(this.#memory), steps, stopReason, usage: { ...usage }, ...pending };
     };
+    // A call made again with the user's answer may ask another question: the run pauses once more.
+    if (decided && (await this.#settleTurn(decided.calls, decided.ran, [], 0, signal))) return finish("awaiting-approval");
 
     for (;;) {
       if (signal?.aborted) return finish("aborted");
@@ -334,24 +353,48 @@ export class Agent {
         continue;
       }
       const gates = calls.map((call) => this.#gate(call, turn.refusals));
-      const awaiting: PendingCall[] = calls
+      const held: PendingCall[] = calls
         .filter((_, i) => gates[i] === "ask")
         .map((call) => ({ ...call, kind: this.toolkit.get(call.name)?.interactive ? "question" : "approval" }));
-      const results: Record<string, Outcome> = {};
+      const ran: Record<string, Ran> = {};
       await Promise.all(
         calls.map(async (call, i) => {
           const gate = gates[i];
           if (gate === "ask") return;
-          results[call.id] = await this.#track(call, step, () => gate ?? this.#invoke(call, signal));
+          ran[call.id] = await this.#track(call, step, () => gate ?? this.#invoke(call, signal));
         }),
       );
-      if (awaiting.length > 0) {
-        this.#pending = { calls: structuredClone(calls), results, awaiting };
-        this.#emit({ type: "approval-requested", calls: structuredClone(awaiting) });
-        return finish("awaiting-approval");
-      }
-      await this.#completeTurn(calls, results, step, signal);
+      if (await this.#settleTurn(calls, ran, held, step, signal)) return finish("awaiting-approval");
     }
+  }
+
+  /**
+   * Ends a turn whose calls ran or were held: pauses when any call waits for the user (held before it
+   * ran, or asking a question from inside its call), else records the results. True when it paused.
+   */
+  async #settleTurn(
+    calls: readonly ToolCall[],
+    ran: Record<string, Ran>,
+    held: readonly PendingCall[],
+    step: number,
+    signal: AbortSignal | undefined,
+  ): Promise<boolean> {
+    const results: Record<string, Outcome> = {};
+    const awaiting: PendingCall[] = [];
+    for (const call of calls) {
+      const hold = held.find((c) => c.id === call.id);
+      const outcome = ran[call.id];
+      if (hold) awaiting.push(hold);
+      else if (outcome?.asked) awaiting.push(questionCall(call, outcome.asked));
+      else if (outcome) results[call.id] = { result: outcome.result, refused: outcome.refused };
+    }
+    if (awaiting.length === 0) {
+      await this.#completeTurn(calls, results, step, signal);
+      return false;
+    }
+    this.#pending = { calls: structuredClone([...calls]), results, awaiting };
+    this.#emit({ type: "approval-requested", calls: structuredClone(awaiting) });
+    return true;
   }
 
   /** One model call, streamed when the model can, so that text and tool calls show as they begin. */
@@ -433,7 +476,7 @@ export class Agent {
   }
 
   /** Runs one call between its tool-start and tool-end events. */
-  async #track(call: ToolCall, step: number, body: () => Outcome | Promise<Outcome>): Promise<Outcome> {
+  async #track(call: ToolCall, step: number, body: () => Ran | Promise<Ran>): Promise<Ran> {
     this.#emit({ type: "tool-start", step, call: { ...call } });
     const started = Date.now();
     const outcome = await body();
@@ -441,24 +484,45 @@ export class Agent {
     return outcome;
   }
 
-  async #invoke(call: ToolCall, signal: AbortSignal | undefined, editedFrom?: string): Promise<Outcome> {
+  async #invoke(
+    call: ToolCall,
+    signal: AbortSignal | undefined,
+    given: { editedFrom?: string; answers?: ToolAnswer[] } = {},
+  ): Promise<Ran> {
     const tool = this.toolkit.get(call.name);
     if (!tool) throw new Error(`internal: tool "${call.name}" vanished`);
     if (signal?.aborted) return { result: { text: "Not run: the run was aborted.", isError: true }, refused: false };
-    const ctx = {
+    let question: ToolQuestion | undefined;
+    const answers = given.answers ?? [];
+    const ctx: ToolContext = {
       agentName: this.name,
       toolCallId: call.id,
       ...(this.#scope.runId !== undefined ? { runId: this.#scope.runId } : {}),
       ...(signal ? { signal } : {}),
-      ...(editedFrom !== undefined ? { editedFrom } : {}),
+      ...(given.editedFrom !== undefined ? { editedFrom: given.editedFrom } : {}),
+      // The first question of a call is the one the user gets; the detail is kept as plain JSON.
+      askUser: (asked) => {
+        question ??= { text: boundedText(String(asked.text), QUESTION_LIMIT), ...(asked.detail !== undefined ? { detail: structuredClone(asked.detail) } : {}) };
+      },
+      ...(answers.length > 0 ? { answers: structuredClone(answers) } : {}),
     };
     const result = await raceAbort(tool.invoke(call.arguments, ctx), signal);
     if (result === ABORTED) return { result: { text: "Stopped: the run was aborted before the tool finished.", isError: true }, refused: false };
+    if (question) {
+      const waiting = { text: `Waiting for the user to answer: ${boundedText(question.text)}`, isError: false };
+      return { result: waiting, refused: false, asked: { question, earlier: answers } };
+    }
     return { result, refused: false };
   }
 
   /** Applies the user's decision to one pending call. */
-  async #decide(call: PendingCall, decision: ApprovalDecision, signal: AbortSignal | undefined): Promise<Outcome> {
+  async #decide(call: PendingCall, decision: ApprovalDecision, calls: readonly ToolCall[], signal: AbortSignal | undefined): Promise<Ran> {
+    if (call.asked && (decision.action === "answer" || decision.action === "reject")) {
+      // A tool asked from inside its call: the call is made again, and the tool finds the reply among its answers.
+      const made = calls.find((c) => c.id === call.id) ?? call;
+      const answers = [...call.asked.earlier, { ...call.asked.question, reply: decision }];
+      return this.#track(made, 0, () => this.#invoke(made, signal, { answers }));
+    }
     switch (decision.action) {
       case "answer":
         return this.#track(call, 0, () => ({ result: { text: decision.text, isError: false }, refused: false }));
@@ -470,10 +534,10 @@ export class Agent {
       case "approve":
         return this.#track(call, 0, () => this.#invoke(call, signal));
       case "edit": {
-        const edited = typeof decision.arguments === "string" ? decision.arguments : JSON.stringify(decision.arguments);
+        const edited = editedArguments(decision);
         this.#recordEdit(call.id, edited);
         const ran = { ...call, arguments: edited };
-        const outcome = await this.#track(ran, 0, () => this.#invoke(ran, signal, call.arguments));
+        const outcome = await this.#track(ran, 0, () => this.#invoke(ran, signal, { editedFrom: call.arguments }));
         if (!outcome.result.isError && this.toolkit.get(call.name)?.explainsEdits) return outcome;
         const note = `The user edited this call before approving it; it ran with these arguments instead of yours: ${edited}`;
         return { ...outcome, result: { ...outcome.result, text: `${outcome.result.text}\n${note}` } };
@@ -497,6 +561,15 @@ export class Agent {
     const runId = this.#scope.runId;
     return { agentName: this.name, step, memory: this.#memory, ...(signal ? { signal } : {}), ...(runId !== undefined ? { runId } : {}) };
   }
+}
+
+function editedArguments(decision: Extract<ApprovalDecision, { action: "edit" }>): string {
+  return typeof decision.arguments === "string" ? decision.arguments : JSON.stringify(decision.arguments);
+}
+
+/** The pending call for a question a tool asked from inside its call; every question prompt reads `arguments.question`. */
+function questionCall(call: ToolCall, asked: NonNullable<PendingCall["asked"]>): PendingCall {
+  return { id: call.id, name: call.name, arguments: JSON.stringify({ question: asked.question.text }), kind: "question", asked };
 }
 
 /** Fills what providers leave out (null content, missing or repeated call ids) so memory stays replayable. */

@@ -1,4 +1,5 @@
 import { z, type ZodType } from "zod";
+import type { ToolAnswer, ToolQuestion } from "./approval.js";
 import { describeJsonSchema, toJsonSchema } from "./json-schema.js";
 import { repairArguments } from "./argument-repair.js";
 import { argumentLimitProblem } from "./argument-limits.js";
@@ -17,6 +18,15 @@ export interface ToolContext {
    * JSON text it sent. The call runs with the edited arguments.
    */
   editedFrom?: string;
+  /**
+   * Present when the caller can pause for the user (an Agent can): a tool that cannot go on without
+   * the user's answer calls it with its question and then ends its call. The result is dropped, the
+   * run pauses with the question pending, and the user's reply makes the same call again, with the
+   * reply in `answers`.
+   */
+  askUser?: (question: ToolQuestion) => void;
+  /** The user's replies to the questions this call asked before it was made again, oldest first. */
+  answers?: readonly ToolAnswer[];
 }
 
 export interface Tool {
