@@ -4,8 +4,13 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import { ElicitRequestSchema, ErrorCode, McpError, type CallToolResult, type Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import { z, type ZodType } from "zod";
+import { linkSignals } from "../core/abort.js";
 import type { Plugin } from "../core/plugin.js";
 import { defineTool, type Tool, type ToolContext, type ToolResult } from "../core/tool.js";
+import { ElicitationRouting, type CallInFlight, type McpElicitationAnswerer } from "./mcp-elicitation-routing.js";
+
+export type { McpElicitation, McpElicitationAnswer } from "./mcp-elicitation.js";
+export type { McpElicitationAnswerer } from "./mcp-elicitation-routing.js";
 
 /** An MCP server started as a child process and spoken to over its stdin/stdout. */
 export type McpStdioServerSpec = { command: string; args?: string[]; env?: Record<string, string> };
@@ -29,10 +34,6 @@ export interface McpTools extends Plugin {
   close(): Promise<void>;
 }
 
-/** A question the server asks the user in the middle of a call (MCP elicitation), with the form it wants filled. */
-export type McpElicitation = { message: string; requestedSchema: Record<string, unknown> };
-export type McpElicitationAnswer = { action: "accept"; content: Record<string, unknown> } | { action: "decline" | "cancel" };
-
 export interface McpToolsOptions {
   /** Put before every tool name (after it is made model-safe), so two servers' tools never clash: "gh_". */
   prefix?: string;
@@ -41,11 +42,14 @@ export interface McpToolsOptions {
   /** None of these, by the server's own names ("*" as in include); applied after include. */
   exclude?: readonly string[];
   /**
-   * Answers the server's questions to the user (elicitation). Without it the client does not offer
-   * elicitation, and servers that need it say so in the call's result. Fields the answer leaves out
-   * get the defaults the server's schema gives.
+   * How the server's questions to the user (elicitation) are answered. By default the agent's run
+   * pauses with the question pending (kind "question", like `ask_user`), and the user's answer (or
+   * rejection, which declines) makes the call again, where the same question — same message and
+   * form — gets it; called outside an agent, the question is dismissed ("cancel"). A function
+   * answers in this process instead, without pausing. `false` offers no elicitation at all. Fields an
+   * answer leaves out get the defaults the server's form gives.
    */
-  elicit?: (request: McpElicitation, ctx: { signal: AbortSignal }) => Promise<McpElicitationAnswer>;
+  elicit?: McpElicitationAnswerer | false;
 }
 
 const CLIENT_INFO = { name: "stepwise", version: "0.1.0" };
@@ -60,11 +64,14 @@ const MODEL_TOOL_NAME = /[^A-Za-z0-9_-]/g;
 export async function mcpTools(server: McpServerSpec, opts: McpToolsOptions = {}): Promise<McpTools> {
   const elicit = opts.elicit;
   // The SDK fills omitted fields from the requested schema's defaults before answering (SEP-1034).
-  const client = new Client(CLIENT_INFO, elicit ? { capabilities: { elicitation: { form: { applyDefaults: true } } } } : {});
-  if (elicit) {
+  const client = new Client(CLIENT_INFO, elicit === false ? {} : { capabilities: { elicitation: { form: { applyDefaults: true } } } });
+  // Named as the server names itself once connected.
+  let label = JSON.stringify(describeSpec(server));
+  const questions = new ElicitationRouting(() => label, elicit || undefined);
+  if (elicit !== false) {
     client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
       const params = request.params as { message: string; requestedSchema?: Record<string, unknown> };
-      return elicit({ message: params.message, requestedSchema: params.requestedSchema ?? {} }, { signal: extra.signal });
+      return questions.answer({ message: params.message, requestedSchema: params.requestedSchema ?? {} }, extra.signal);
     });
   }
   const connection = { lost: undefined as string | undefined, lastError: undefined as string | undefined };
@@ -86,9 +93,9 @@ export async function mcpTools(server: McpServerSpec, opts: McpToolsOptions = {}
     throw new Error(`Could not connect to MCP server ${describeSpec(server)}: ${reasonOf(error)}`, { cause: error });
   }
 
-  const label = JSON.stringify(client.getServerVersion()?.name ?? describeSpec(server));
+  label = JSON.stringify(client.getServerVersion()?.name ?? describeSpec(server));
   const chosen = listed.filter((tool) => isChosen(tool.name, opts));
-  const tools = chosen.map((tool) => wrapTool(client, tool, label, connection, opts.prefix ?? ""));
+  const tools = chosen.map((tool) => wrapTool({ client, questions, label, connection }, tool, opts.prefix ?? ""));
   let closing: Promise<void> | undefined;
   return {
     // An MCP server's tools act on the world: permission policies judge them as read-only or write tools.
@@ -141,7 +148,10 @@ function namePattern(pattern: string): RegExp {
   return new RegExp(`^${escaped.join(".*")}$`);
 }
 
-function wrapTool(client: Client, tool: McpTool, label: string, connection: ConnectionState, prefix: string): Tool {
+/** What every tool of one connection shares. */
+type Connection = { client: Client; questions: ElicitationRouting; label: string; connection: ConnectionState };
+
+function wrapTool({ client, questions, label, connection }: Connection, tool: McpTool, prefix: string): Tool {
   const { $schema: _dialect, ...parameters } = tool.inputSchema;
   const wrapped = defineTool({
     // Models accept only letters, digits, "_" and "-" in tool names; MCP also allows "." and more.
@@ -151,12 +161,14 @@ function wrapTool(client: Client, tool: McpTool, label: string, connection: Conn
     readOnly: tool.annotations?.readOnlyHint === true,
     async execute(args, ctx: ToolContext): Promise<ToolResult> {
       if (connection.lost !== undefined) return unreachable(label, connection.lost);
+      const call: CallInFlight = { answers: [...(ctx.answers ?? [])], end: new AbortController(), ...(ctx.askUser ? { askUser: ctx.askUser } : {}) };
       try {
-        const options = ctx.signal ? { signal: ctx.signal } : {};
-        const result = await client.callTool({ name: tool.name, arguments: args as Record<string, unknown> }, undefined, options);
-        return { text: resultText(result as CallToolResult), isError: result.isError === true };
+        const signal = linkSignals(ctx.signal, call.end.signal);
+        const request = { name: tool.name, arguments: args as Record<string, unknown> };
+        const result = await questions.during(call, () => client.callTool(request, undefined, signal ? { signal } : {}));
+        return call.ended ?? { text: resultText(result as CallToolResult), isError: result.isError === true };
       } catch (error) {
-        return callFailure(error, tool.name, label, connection);
+        return call.ended ?? callFailure(error, tool.name, label, connection);
       }
     },
   });

@@ -6,10 +6,12 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 
 /**
  * A stateful MCP server (elicitation needs a session: the answer comes back on a later request)
- * with one tool, `book_room`, that asks the user for a form whose fields all have defaults and
- * returns what it was answered, as JSON.
+ * with a tool, `book_room`, that asks the user for a form whose fields all have defaults and
+ * returns what it was answered, as JSON, and one that asks nothing, `list_rooms`.
  */
-export async function startElicitingMcpServer(): Promise<{ url: string; stop(): Promise<void> }> {
+export async function startElicitingMcpServer(): Promise<{ url: string; answers: unknown[]; stop(): Promise<void> }> {
+  /** Every answer the server got, in order. */
+  const answers: unknown[] = [];
   const transports = new Map<string, StreamableHTTPServerTransport>();
   const http = createServer((req, res) => {
     const id = req.headers["mcp-session-id"];
@@ -29,8 +31,12 @@ export async function startElicitingMcpServer(): Promise<{ url: string; stop(): 
           required: [],
         },
       });
+      answers.push(answer);
       return { content: [{ type: "text", text: JSON.stringify(answer) }] };
     });
+    server.registerTool("list_rooms", { description: "Lists the rooms; asks nothing." }, async () => ({
+      content: [{ type: "text", text: "Lovelace, Turing, Hopper" }],
+    }));
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (sessionId) => void transports.set(sessionId, transport),
@@ -41,6 +47,7 @@ export async function startElicitingMcpServer(): Promise<{ url: string; stop(): 
   const { port } = http.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/mcp`,
+    answers,
     stop: async () => {
       await Promise.all([...transports.values()].map((t) => t.close()));
       await new Promise<void>((resolve) => {
