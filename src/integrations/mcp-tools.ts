@@ -1,7 +1,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import { UnauthorizedError, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import { ElicitRequestSchema, ErrorCode, McpError, type CallToolResult, type Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import { z, type ZodType } from "zod";
 import { linkSignals } from "../core/abort.js";
@@ -16,10 +16,19 @@ export type { McpElicitationAnswerer } from "./mcp-elicitation-routing.js";
 export type McpStdioServerSpec = { command: string; args?: string[]; env?: Record<string, string> };
 /**
  * An MCP server reached over Streamable HTTP. `authProvider` is the SDK's OAuth client provider: the
- * transport uses and refreshes its tokens, and starts its authorization flow when the server asks.
+ * transport uses and refreshes its tokens, and starts its authorization flow when the server asks
+ * (completed here when the provider is an InteractiveOAuthClientProvider).
  */
 export type McpHttpServerSpec = { url: string; headers?: Record<string, string>; authProvider?: OAuthClientProvider };
 export type McpServerSpec = McpStdioServerSpec | McpHttpServerSpec;
+
+/**
+ * An OAuth client provider that can also wait for the user to come back from the authorization
+ * page: `mcpTools` then completes a first authorization itself, with the code it resolves to.
+ */
+export interface InteractiveOAuthClientProvider extends OAuthClientProvider {
+  waitForAuthorizationCode(): Promise<string>;
+}
 
 /**
  * A live connection to one MCP server, offering its tools as ordinary Stepwise tools. It is also a
@@ -63,51 +72,80 @@ const MODEL_TOOL_NAME = /[^A-Za-z0-9_-]/g;
  */
 export async function mcpTools(server: McpServerSpec, opts: McpToolsOptions = {}): Promise<McpTools> {
   const elicit = opts.elicit;
-  // The SDK fills omitted fields from the requested schema's defaults before answering (SEP-1034).
-  const client = new Client(CLIENT_INFO, elicit === false ? {} : { capabilities: { elicitation: { form: { applyDefaults: true } } } });
   // Named as the server names itself once connected.
   let label = JSON.stringify(describeSpec(server));
   const questions = new ElicitationRouting(() => label, elicit || undefined);
-  if (elicit !== false) {
-    client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
-      const params = request.params as { message: string; requestedSchema?: Record<string, unknown> };
-      return questions.answer({ message: params.message, requestedSchema: params.requestedSchema ?? {} }, extra.signal);
-    });
-  }
   const connection = { lost: undefined as string | undefined, lastError: undefined as string | undefined };
-  client.onerror = (error) => {
-    connection.lastError = error.message;
-  };
-  client.onclose = () => {
-    connection.lost ??= connection.lastError ?? ("url" in server ? "the connection closed" : "its process has ended");
+  let client: Client | undefined;
+  const newClient = (): Client => {
+    // The SDK fills omitted fields from the requested schema's defaults before answering (SEP-1034).
+    const made = new Client(CLIENT_INFO, elicit === false ? {} : { capabilities: { elicitation: { form: { applyDefaults: true } } } });
+    if (elicit !== false) {
+      made.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
+        const params = request.params as { message: string; requestedSchema?: Record<string, unknown> };
+        return questions.answer({ message: params.message, requestedSchema: params.requestedSchema ?? {} }, extra.signal);
+      });
+    }
+    // Only the client in use speaks for the connection: one dropped for a new authorization does not.
+    made.onerror = (error) => {
+      if (made === client) connection.lastError = error.message;
+    };
+    made.onclose = () => {
+      if (made === client) connection.lost ??= connection.lastError ?? ("url" in server ? "the connection closed" : "its process has ended");
+    };
+    return (client = made);
   };
 
+  let connected: Client;
   let transport: McpTransport;
   let listed: McpTool[];
   try {
-    transport = openTransport(server);
-    await client.connect(transport);
-    listed = await listAllTools(client);
+    ({ client: connected, transport } = await connectClient(newClient, server));
+    listed = await listAllTools(connected);
   } catch (error) {
-    await client.close().catch(() => {});
+    await client?.close().catch(() => {});
     throw new Error(`Could not connect to MCP server ${describeSpec(server)}: ${reasonOf(error)}`, { cause: error });
   }
-
-  label = JSON.stringify(client.getServerVersion()?.name ?? describeSpec(server));
+  label = JSON.stringify(connected.getServerVersion()?.name ?? describeSpec(server));
   const chosen = listed.filter((tool) => isChosen(tool.name, opts));
-  const tools = chosen.map((tool) => wrapTool({ client, questions, label, connection }, tool, opts.prefix ?? ""));
+  const tools = chosen.map((tool) => wrapTool({ client: connected, questions, label, connection }, tool, opts.prefix ?? ""));
   let closing: Promise<void> | undefined;
   return {
     // An MCP server's tools act on the world: permission policies judge them as read-only or write tools.
     planningTools: false,
-    name: `mcp:${client.getServerVersion()?.name ?? describeSpec(server)}`,
+    name: `mcp:${connected.getServerVersion()?.name ?? describeSpec(server)}`,
     tools: () => [...tools],
     close() {
       connection.lost ??= "the connection was closed";
-      closing ??= closeConnection(client, transport);
+      closing ??= closeConnection(connected, transport);
       return closing;
     },
   };
+}
+
+/**
+ * Connects a new client. When the server wants OAuth and the provider can wait for the user's
+ * authorization (`waitForAuthorizationCode`), finishes the flow with the code and connects once more.
+ */
+async function connectClient(newClient: () => Client, server: McpServerSpec): Promise<{ client: Client; transport: McpTransport }> {
+  const first = openTransport(server);
+  try {
+    const client = newClient();
+    await client.connect(first);
+    return { client, transport: first };
+  } catch (error) {
+    const provider = "url" in server ? server.authProvider : undefined;
+    if (!(error instanceof UnauthorizedError) || !(first instanceof StreamableHTTPClientTransport) || !isInteractive(provider)) throw error;
+    await first.finishAuth(await provider.waitForAuthorizationCode());
+    const second = openTransport(server);
+    const client = newClient();
+    await client.connect(second);
+    return { client, transport: second };
+  }
+}
+
+function isInteractive(provider: OAuthClientProvider | undefined): provider is InteractiveOAuthClientProvider {
+  return typeof (provider as Partial<InteractiveOAuthClientProvider> | undefined)?.waitForAuthorizationCode === "function";
 }
 
 type McpTransport = StdioClientTransport | StreamableHTTPClientTransport;
