@@ -11,6 +11,7 @@ import { exitCodeOf, exitCodesHelp } from "./run-endings.js";
 import { runDemo } from "./demo/demo-command.js";
 import { DEMO_MODEL, modelsFor } from "./model-option.js";
 import { mcpCommand } from "./mcp-command.js";
+import { collectMcpOption, MCP_OPTION_FORMAT } from "./mcp-servers.js";
 import { PLANS_LISTED, plansList, plansShow } from "./plans-command.js";
 import { openRuns } from "../runs/runs.js";
 import { cliTools, openCliStores, RUN_DEFAULTS, runCommand, type RunCommandOptions } from "./run-command.js";
@@ -66,6 +67,8 @@ program
   .addOption(new Option("--approval <mode>", "which calls wait for your approval").choices(APPROVAL_MODES).default(RUN_DEFAULTS.approval))
   .addOption(new Option("--decisions <file>", "decide what waits for approval from a JSON file instead of asking (see below)").conflicts("approveAll"))
   .option("--approve-all", "approve every call and plan that waits, without asking (questions still pause the run)")
+  .option("--mcp <name=server>", `use an MCP server's tools, named <name>__<tool> (repeatable): ${MCP_OPTION_FORMAT}`, collectMcpOption)
+  .option("--mcp-config <file>", 'use the MCP servers of a {"mcpServers": {…}} config file (read again on --resume)')
   .addHelpText(
     "after",
     `\nWithout --decisions or --approve-all, the terminal asks; piped, answers are read one per line, and "e" (edit) reads ` +

@@ -4,7 +4,8 @@ import { workspaceTools } from "../tools/workspace-tools.js";
 import { RunBusyError, RunLeaseLostError, RunNotFoundError, type RunRecord } from "../stores/run-store.js";
 import type { RunOutcome } from "../runs/run-driver.js";
 import { RunInputError } from "../runs/run-input-error.js";
-import type { RunSettings } from "../runs/run-settings.js";
+import { dirname } from "node:path";
+import { mergeSettings, type RunSettings } from "../runs/run-settings.js";
 import { checkStores, openStores, StoreUnreachableError, type RunStores } from "../runs/run-stores.js";
 import { openRuns, type RunHandle, type Runs } from "../runs/runs.js";
 import { parseApprovalMode } from "../runs/approval-mode.js";
@@ -15,6 +16,7 @@ import { otlpTracing } from "./otlp-export.js";
 import { liveChecklistView, plainLogView, type RunView } from "./run-view.js";
 import { askForDecisions, type Approver } from "./approval-prompt.js";
 import { exitCodeOf } from "./run-endings.js";
+import { connectMcpServers, mcpConfigPath, type ConnectedMcpServers } from "./mcp-servers.js";
 
 /**
  * `stepwise run`'s options. A new run fills what is missing from `RUN_DEFAULTS`; a resumed one from
@@ -34,6 +36,10 @@ export type RunCommandOptions = {
   maxSteps?: number;
   approval?: string;
   contextBudget?: number;
+  /** `--mcp`: MCP servers by name, each a command line or URL. */
+  mcp?: Record<string, string>;
+  /** `--mcp-config`: a file of MCP servers in the `{"mcpServers": …}` shape. */
+  mcpConfig?: string;
 };
 
 export const RUN_DEFAULTS = { strategy: "notebook", model: "openai:gpt-4o-mini", workspace: ".", approval: "none" } as const;
@@ -70,10 +76,17 @@ export async function openCliStores(opts: { database: string; store?: string }):
 /** `stepwise run`: one task, one strategy, in a workspace; every event and checkpoint goes to the store. */
 export async function runCommand(task: string | undefined, opts: RunCommandOptions, io: RunIO): Promise<number> {
   const stores = await openCliStores(opts);
+  // Connected once the run's settings are known; its tools join the workspace tools of every session here.
+  let mcp: ConnectedMcpServers | undefined;
+  const workspace = cliTools(opts.database);
+  const connect = async (settings: RunSettings) => {
+    const home = dirname(opts.database);
+    mcp = await connectMcpServers(settings.mcp, { home, announce: (text) => io.stderr.write(text), interactive: io.stdout.isTTY === true });
+  };
   const runs = openRuns({
     store: stores,
     models: modelsFor,
-    tools: cliTools(opts.database),
+    tools: (settings) => [...workspace(settings), ...(mcp?.tools ?? [])],
     onWarning: (message) => io.stderr.write(`stepwise: ${message}\n`),
   });
   try {
@@ -90,14 +103,18 @@ export async function runCommand(task: string | undefined, opts: RunCommandOptio
         if (opts.resume) {
           const previous = await runToResume(runs, opts.resume);
           io.stdout.write(`resuming run ${previous.id} (${previous.strategy}): ${previous.task}\n`);
-          return runs.resume(previous.id, undefined, { ...drive, settings: givenSettings(opts) });
+          const given = givenSettings(opts);
+          await connect(mergeSettings(given, (await stores.runs.loadSettings(previous.id)) as RunSettings | undefined));
+          return runs.resume(previous.id, undefined, { ...drive, settings: given });
         }
         if (!task) throw new CliError('a task is required: stepwise run "<task>" (or --resume to continue the last run)');
+        const settings = { workspace: RUN_DEFAULTS.workspace, ...givenSettings(opts) };
+        await connect(mergeSettings(settings, undefined));
         const started = await runs.start({
           task,
           strategy: opts.strategy ?? RUN_DEFAULTS.strategy,
           model: opts.model ?? RUN_DEFAULTS.model,
-          settings: { workspace: RUN_DEFAULTS.workspace, ...givenSettings(opts) },
+          settings,
           ...drive,
         });
         io.stdout.write(`run ${started.id} (${started.strategy}): ${started.task}\n`);
@@ -112,6 +129,7 @@ export async function runCommand(task: string | undefined, opts: RunCommandOptio
     }
   } finally {
     await runs.close();
+    await mcp?.close();
     await stores.close();
   }
 }
@@ -124,6 +142,7 @@ function givenSettings(opts: RunCommandOptions): Partial<RunSettings> {
     ...(opts.board !== undefined ? { board: opts.board } : {}),
     ...(opts.maxSteps ? { maxSteps: opts.maxSteps } : {}),
     ...(opts.contextBudget ? { contextBudget: opts.contextBudget } : {}),
+    ...(opts.mcp || opts.mcpConfig ? { mcp: { servers: opts.mcp ?? {}, ...(opts.mcpConfig ? { configFile: mcpConfigPath(opts.mcpConfig) } : {}) } } : {}),
   };
 }
 

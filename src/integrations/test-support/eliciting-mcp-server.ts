@@ -17,26 +17,7 @@ export async function startElicitingMcpServer(): Promise<{ url: string; answers:
     const id = req.headers["mcp-session-id"];
     const existing = typeof id === "string" ? transports.get(id) : undefined;
     if (existing) return void existing.handleRequest(req, res);
-    const server = new McpServer({ name: "eliciting-server", version: "1.0.0" });
-    server.registerTool("book_room", { description: "Books a room; asks the user which." }, async () => {
-      const answer = await server.server.elicitInput({
-        message: "Which room?",
-        requestedSchema: {
-          type: "object",
-          properties: {
-            room: { type: "string", description: "Room name", default: "Lovelace" },
-            seats: { type: "integer", description: "Seats", default: 6 },
-            projector: { type: "boolean", description: "Needs a projector", default: true },
-          },
-          required: [],
-        },
-      });
-      answers.push(answer);
-      return { content: [{ type: "text", text: JSON.stringify(answer) }] };
-    });
-    server.registerTool("list_rooms", { description: "Lists the rooms; asks nothing." }, async () => ({
-      content: [{ type: "text", text: "Lovelace, Turing, Hopper" }],
-    }));
+    const server = createElicitingMcpServer(answers);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (sessionId) => void transports.set(sessionId, transport),
@@ -56,4 +37,29 @@ export async function startElicitingMcpServer(): Promise<{ url: string; answers:
       });
     },
   };
+}
+
+/** The server behind both transports: `book_room` asks its form and answers with what it got; every answer goes to `answers`. */
+export function createElicitingMcpServer(answers: unknown[] = []): McpServer {
+  const server = new McpServer({ name: "eliciting-server", version: "1.0.0" });
+  server.registerTool("book_room", { description: "Books a room; asks the user which." }, async () => {
+    const answer = await server.server.elicitInput({
+      message: "Which room?",
+      requestedSchema: {
+        type: "object",
+        properties: {
+          room: { type: "string", description: "Room name", default: "Lovelace" },
+          seats: { type: "integer", description: "Seats", default: 6 },
+          projector: { type: "boolean", description: "Needs a projector", default: true },
+        },
+        required: [],
+      },
+    });
+    answers.push(answer);
+    return { content: [{ type: "text", text: JSON.stringify(answer) }] };
+  });
+  server.registerTool("list_rooms", { description: "Lists the rooms; asks nothing." }, async () => ({
+    content: [{ type: "text", text: "Lovelace, Turing, Hopper" }],
+  }));
+  return server;
 }
