@@ -14,7 +14,7 @@ import { mcpCommand } from "./mcp-command.js";
 import { collectMcpOption, MCP_OPTION_FORMAT } from "./mcp-servers.js";
 import { PLANS_LISTED, plansList, plansShow } from "./plans-command.js";
 import { openRuns } from "../runs/runs.js";
-import { cliTools, openCliStores, RUN_DEFAULTS, runCommand, type RunCommandOptions } from "./run-command.js";
+import { cliMcpConnections, cliTools, openCliStores, RUN_DEFAULTS, runCommand, type RunCommandOptions } from "./run-command.js";
 import { workerCommand } from "./worker-command.js";
 import { defaultDatabasePath } from "./stepwise-home.js";
 import { storeProblem } from "./store-problem.js";
@@ -169,9 +169,12 @@ program
     if (!Number.isInteger(opts.port) || opts.port < 0 || opts.port > 65535) throw new CliError("--port expects a port number from 0 to 65535");
     const token = opts.token ?? process.env["STEPWISE_UI_TOKEN"];
     const stores = await openCliStores({ database: storePath(), ...(opts.store ? { store: opts.store } : {}) });
-    const runs = openRuns({ store: stores, models: modelsFor, tools: cliTools(storePath()), onWarning: (message) => process.stderr.write(`stepwise: ${message}\n`) });
+    // A run's MCP servers are connected when the viewer resumes it (an answered question, say).
+    const mcp = cliMcpConnections(storePath(), { stdout: process.stdout, stderr: process.stderr });
+    const runs = openRuns({ store: stores, models: modelsFor, tools: cliTools(storePath(), mcp), onWarning: (message) => process.stderr.write(`stepwise: ${message}\n`) });
     const closeRuns = async () => {
       await runs.close();
+      await mcp.close();
       await stores.close();
     };
     const viewer = await startViewer({ runs, host: opts.host, port: opts.port, ...(token ? { token } : {}) }).catch(async (error: unknown) => {

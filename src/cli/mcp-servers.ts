@@ -29,6 +29,37 @@ export function collectMcpOption(value: string, previous: Record<string, string>
 export type ConnectedMcpServers = { tools: Tool[]; close(): Promise<void> };
 
 /**
+ * The MCP servers a command has connected, by the runs' settings: a run resumed again in the same
+ * process (the terminal's next answer, the viewer's next decision) reuses the connection. Close it
+ * when the command ends.
+ */
+export class McpConnections {
+  readonly #open = new Map<string, Promise<ConnectedMcpServers>>();
+
+  constructor(private readonly opts: { home: string; announce: (text: string) => void; interactive: boolean }) {}
+
+  /** The tools of these servers, connecting them the first time they are asked for. */
+  async toolsFor(mcp: RunMcpServers | undefined): Promise<Tool[]> {
+    if (!mcp || (Object.keys(mcp.servers).length === 0 && !mcp.configFile)) return [];
+    const key = JSON.stringify([Object.entries(mcp.servers).sort(), mcp.configFile ?? null]);
+    let connecting = this.#open.get(key);
+    if (!connecting) {
+      connecting = connectMcpServers(mcp, this.opts);
+      this.#open.set(key, connecting);
+      // A failed connection is not kept: the next run that names these servers tries again.
+      connecting.catch(() => this.#open.delete(key));
+    }
+    return (await connecting).tools;
+  }
+
+  async close(): Promise<void> {
+    const open = [...this.#open.values()];
+    this.#open.clear();
+    await Promise.allSettled(open.map(async (connecting) => (await connecting).close()));
+  }
+}
+
+/**
  * Connects every server a run names (`--mcp`, then a config file's, where `--mcp` wins on a name),
  * with OAuth for HTTP servers that ask for it: registration and tokens kept in the Stepwise home.
  */

@@ -16,7 +16,7 @@ import { otlpTracing } from "./otlp-export.js";
 import { liveChecklistView, plainLogView, type RunView } from "./run-view.js";
 import { askForDecisions, type Approver } from "./approval-prompt.js";
 import { exitCodeOf } from "./run-endings.js";
-import { connectMcpServers, mcpConfigPath, type ConnectedMcpServers } from "./mcp-servers.js";
+import { mcpConfigPath, McpConnections } from "./mcp-servers.js";
 
 /**
  * `stepwise run`'s options. A new run fills what is missing from `RUN_DEFAULTS`; a resumed one from
@@ -56,9 +56,17 @@ function storeLocation(opts: { database: string; store?: string }): string {
   return opts.store === undefined || opts.store === "sqlite" ? opts.database : opts.store;
 }
 
-/** The workspace tools, which never open the CLI's own store folder (wherever STEPWISE_HOME puts it). */
-export function cliTools(database: string): (settings: RunSettings) => Tool[] {
-  return (settings) => workspaceTools(settings.workspace, { protectedPaths: { hidden: storePaths(database) } });
+/**
+ * A run's tools in the CLI: the workspace tools, which never open the CLI's own store folder (wherever
+ * STEPWISE_HOME puts it), and the tools of the MCP servers its settings name, connected through `mcp`.
+ */
+export function cliTools(database: string, mcp: McpConnections): (settings: RunSettings) => Promise<Tool[]> {
+  return async (settings) => [...workspaceTools(settings.workspace, { protectedPaths: { hidden: storePaths(database) } }), ...(await mcp.toolsFor(settings.mcp))];
+}
+
+/** The command's MCP connections: OAuth state in the Stepwise home, links to authorize on stderr. */
+export function cliMcpConnections(database: string, io: { stdout: NodeJS.WritableStream & { isTTY?: boolean }; stderr: NodeJS.WritableStream }): McpConnections {
+  return new McpConnections({ home: dirname(database), announce: (text) => void io.stderr.write(text), interactive: io.stdout.isTTY === true });
 }
 
 /** Opens the stores once for the whole command, and fails in one line when they cannot be reached. */
@@ -76,17 +84,13 @@ export async function openCliStores(opts: { database: string; store?: string }):
 /** `stepwise run`: one task, one strategy, in a workspace; every event and checkpoint goes to the store. */
 export async function runCommand(task: string | undefined, opts: RunCommandOptions, io: RunIO): Promise<number> {
   const stores = await openCliStores(opts);
-  // Connected once the run's settings are known; its tools join the workspace tools of every session here.
-  let mcp: ConnectedMcpServers | undefined;
-  const workspace = cliTools(opts.database);
-  const connect = async (settings: RunSettings) => {
-    const home = dirname(opts.database);
-    mcp = await connectMcpServers(settings.mcp, { home, announce: (text) => io.stderr.write(text), interactive: io.stdout.isTTY === true });
-  };
+  const mcp = cliMcpConnections(opts.database, io);
+  // The run's MCP servers are connected before it starts, so one that cannot be reached leaves no failed run behind.
+  const connect = async (settings: RunSettings) => void (await mcp.toolsFor(settings.mcp));
   const runs = openRuns({
     store: stores,
     models: modelsFor,
-    tools: (settings) => [...workspace(settings), ...(mcp?.tools ?? [])],
+    tools: cliTools(opts.database, mcp),
     onWarning: (message) => io.stderr.write(`stepwise: ${message}\n`),
   });
   try {
@@ -129,7 +133,7 @@ export async function runCommand(task: string | undefined, opts: RunCommandOptio
     }
   } finally {
     await runs.close();
-    await mcp?.close();
+    await mcp.close();
     await stores.close();
   }
 }

@@ -3,6 +3,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { exitCodeOf } from "../../src/cli/run-endings.js";
+import { cliMcpConnections, cliTools } from "../../src/cli/run-command.js";
+import { scriptedModel } from "../../src/models/scripted.js";
+import { openRuns } from "../../src/runs/runs.js";
 import { inTurn, startTestServer, type Handler, type TestServer } from "../../src/models/test-support/http-server.js";
 import { sendOpenAIReply } from "../../src/models/test-support/streamed-replies.js";
 import { freshHome, runCli, workspace } from "./cli-harness.js";
@@ -71,6 +74,30 @@ describe("stepwise run --mcp", () => {
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stdout).toContain("no room then");
     expect(bookingResult(server)).toEqual({ action: "decline" });
+  });
+
+  it("a paused run's servers are reconnected where the viewer or a worker resumes it", async () => {
+    const home = freshHome();
+    const { env } = await modelServer(bookRoom);
+    const args = ["run", "book a room", "--strategy", "todos", "--model", "openai:gpt-test", "--workspace", workspace(home), "--mcp", `rooms=${STDIO_SERVER}`];
+    const paused = await runCli(args, { home, env });
+    expect(paused.code, paused.stderr).toBe(exitCodeOf("awaiting-approval"));
+
+    // What `stepwise ui` and `stepwise worker` open: the CLI's tools, MCP servers included.
+    const database = join(home, "stepwise.db");
+    const mcp = cliMcpConnections(database, { stdout: process.stdout, stderr: process.stderr });
+    const runs = openRuns({ store: database, models: () => () => scriptedModel(["booked"]), tools: cliTools(database, mcp) });
+    try {
+      const [run] = await runs.list(1);
+      const resumed = await runs.resume(run!.id, { c1: { action: "answer", text: `{"room": "Hopper"}` } });
+      expect(await resumed.done).toMatchObject({ status: "finished", text: "booked" });
+      const events = [];
+      for await (const { event } of runs.events(run!.id)) if (event.type === "tool-end") events.push(event);
+      expect(JSON.parse(events.at(-1)!.result.text)).toEqual({ action: "accept", content: { room: "Hopper", seats: 6, projector: true } });
+    } finally {
+      await runs.close();
+      await mcp.close();
+    }
   });
 
   it("takes the servers of an mcpServers config file", async () => {
