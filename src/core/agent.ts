@@ -58,7 +58,7 @@ type CallOutcome = Outcome & { call: ToolCall };
 /** How a call that ran ended: with its outcome, or asking the user a question it needs answered first. */
 type Ran = Outcome & { asked?: NonNullable<PendingCall["asked"]> };
 /** The longest question text a tool may put to the user; the rest is cut. */
-const QUESTION_LIMIT = 4000;
+const QUESTION_LIMIT = 8000;
 
 /** Where a run's counters stand; a resumed run starts a fresh one. */
 type RunProgress = { steps: number; usage: Usage; lastText: string };
