@@ -42,6 +42,12 @@ export interface AgentOptions {
    * tools that always need the user (ask_user, a plan under review).
    */
   permissions?: PermissionPolicy;
+  /**
+   * Whether a tool may pause the run to ask the user from inside its call (`ctx.askUser`; an MCP
+   * server's question). Default true; a sub-agent whose pause nobody would answer turns it off, and
+   * its tools then go on without the user.
+   */
+  toolQuestions?: boolean;
 }
 
 export interface RunOptions {
@@ -72,6 +78,7 @@ export class Agent {
   readonly plugins: readonly Plugin[];
   readonly toolkit: Toolkit;
   readonly permissions: PermissionPolicy | undefined;
+  readonly toolQuestions: boolean;
   readonly #planningToolNames: Set<string>;
   #memory: Message[] = [];
   #pending: PendingTurn | undefined;
@@ -104,6 +111,7 @@ export class Agent {
     );
     this.toolkit = new Toolkit([...(opts.tools ?? []), ...pluginTools]);
     this.permissions = opts.permissions;
+    this.toolQuestions = opts.toolQuestions ?? true;
     const host: PluginHost = {
       agentName: this.name,
       emit: (event) => this.#emit(event),
@@ -501,9 +509,13 @@ export class Agent {
       ...(signal ? { signal } : {}),
       ...(given.editedFrom !== undefined ? { editedFrom: given.editedFrom } : {}),
       // The first question of a call is the one the user gets; the detail is kept as plain JSON.
-      askUser: (asked) => {
-        question ??= { text: boundedText(String(asked.text), QUESTION_LIMIT), ...(asked.detail !== undefined ? { detail: structuredClone(asked.detail) } : {}) };
-      },
+      ...(this.toolQuestions
+        ? {
+            askUser: (asked: ToolQuestion) => {
+              question ??= { text: boundedText(String(asked.text), QUESTION_LIMIT), ...(asked.detail !== undefined ? { detail: structuredClone(asked.detail) } : {}) };
+            },
+          }
+        : {}),
       ...(answers.length > 0 ? { answers: structuredClone(answers) } : {}),
     };
     const result = await raceAbort(tool.invoke(call.arguments, ctx), signal);

@@ -89,6 +89,13 @@ describe("a tool that asks the user from inside its call", () => {
     expect(results).toEqual(["noted", "Ada: booked Turing at noon"]);
   });
 
+  it("an agent with toolQuestions: false offers no askUser: the tool goes on without the user", async () => {
+    const { tool } = bookingTool();
+    const agent = new Agent({ model: scriptedModel([bookTurn, "done"]), tools: [tool], toolQuestions: false });
+    expect((await agent.run("book")).stopReason).toBe("final");
+    expect(agent.memory.find((m) => m.role === "tool")?.content).toBe("not booked yet");
+  });
+
   it("outside an agent there is nobody to ask: the tool sees no askUser", async () => {
     const { tool } = bookingTool();
     expect((await tool.invoke({ who: "Ada" })).text).toBe("not booked yet");

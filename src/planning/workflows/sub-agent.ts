@@ -16,7 +16,8 @@ export async function runSubAgent(
   signal: AbortSignal | undefined,
   link: SubAgentLink,
 ): Promise<SubAgentOutcome> {
-  const agent = new Agent(opts);
+  // A step's run cannot pause for the user: its tools' questions go unasked (an MCP server hears "cancel").
+  const agent = new Agent({ ...opts, toolQuestions: false });
   agent.on(link.forward);
   try {
     const result = await agent.run(input, { parent: link.parent, ...(signal ? { signal } : {}) });
