@@ -86,4 +86,24 @@ describe("saved-state fixtures", () => {
     expect(outcome).toMatchObject({ stopReason: "final", text: "noted both" });
     expect(calls).toEqual(["b from noted a"]);
   });
+
+  it("v1, an agent paused on a question its tool asked mid-call, one answered before: resumes and makes the call with both answers", async () => {
+    const saved = fixture("v1-agent-paused-on-tool-question.json");
+    const made: string[][] = [];
+    const book = defineTool({
+      name: "book",
+      description: "Books a room at a time.",
+      parameters: z.object({ who: z.string() }),
+      execute: ({ who }, ctx) => {
+        made.push((ctx.answers ?? []).map((a) => (a.reply.action === "answer" ? `${String(a.detail)}=${a.reply.text}` : "declined")));
+        return `${who}: booked`;
+      },
+    });
+    const agent = new Agent({ name: "fixture", model: scriptedModel(["done"]), tools: [book] });
+    agent.loadState(saved);
+    expect(agent.saveState()).toEqual(saved);
+    const result = await agent.resume(null, { b1: { action: "answer", text: "10:00" } });
+    expect(result.stopReason).toBe("final");
+    expect(made).toEqual([["room=Lovelace", "time=10:00"]]);
+  });
 });
