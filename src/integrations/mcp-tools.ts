@@ -5,6 +5,7 @@ import { UnauthorizedError, type OAuthClientProvider } from "@modelcontextprotoc
 import { ElicitRequestSchema, ErrorCode, McpError, type CallToolResult, type Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import { z, type ZodType } from "zod";
 import { linkSignals } from "../core/abort.js";
+import { boundedQuote } from "../core/bounded-quote.js";
 import type { Plugin } from "../core/plugin.js";
 import { defineTool, type Tool, type ToolContext, type ToolResult } from "../core/tool.js";
 import { ElicitationRouting, type CallInFlight, type McpElicitationAnswerer } from "./mcp-elicitation-routing.js";
@@ -63,6 +64,7 @@ export interface McpToolsOptions {
 
 const CLIENT_INFO = { name: "stepwise", version: "0.1.0" };
 const MODEL_TOOL_NAME = /[^A-Za-z0-9_-]/g;
+const LABEL_LIMIT = 100;
 
 /**
  * Connects to an MCP server, lists its tools and wraps each as a Stepwise tool: the server's input
@@ -73,7 +75,8 @@ const MODEL_TOOL_NAME = /[^A-Za-z0-9_-]/g;
 export async function mcpTools(server: McpServerSpec, opts: McpToolsOptions = {}): Promise<McpTools> {
   const elicit = opts.elicit;
   // Named as the server names itself once connected.
-  let label = JSON.stringify(describeSpec(server));
+  // What the server calls itself is its own to choose: quoted and bounded wherever it is shown.
+  let label = boundedQuote(describeSpec(server), LABEL_LIMIT);
   const questions = new ElicitationRouting(() => label, elicit || undefined);
   const connection = { lost: undefined as string | undefined, lastError: undefined as string | undefined };
   let client: Client | undefined;
@@ -106,7 +109,7 @@ export async function mcpTools(server: McpServerSpec, opts: McpToolsOptions = {}
     await client?.close().catch(() => {});
     throw new Error(`Could not connect to MCP server ${describeSpec(server)}: ${reasonOf(error)}`, { cause: error });
   }
-  label = JSON.stringify(connected.getServerVersion()?.name ?? describeSpec(server));
+  label = boundedQuote(connected.getServerVersion()?.name ?? describeSpec(server), LABEL_LIMIT);
   const chosen = listed.filter((tool) => isChosen(tool.name, opts));
   const tools = chosen.map((tool) => wrapTool({ client: connected, questions, label, connection }, tool, opts.prefix ?? ""));
   let closing: Promise<void> | undefined;
