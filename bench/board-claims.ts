@@ -10,7 +10,7 @@ import { PostgresTaskStore } from "../src/stores/postgres-task-store.js";
 import { dependentTasks, TEST_DATABASE_URL, uniqueBoardId } from "../src/stores/test-support/shared-board-workload.js";
 import type { Benchmark, BenchFigure } from "./figure.js";
 import { rawSqlClaimsPerSecond } from "./raw-sql-claims.js";
-import type { Chart } from "./svg-chart.js";
+import type { Chart } from "../src/eval/svg-chart.js";
 
 const TASKS = 2000;
 const WORKERS = 8;

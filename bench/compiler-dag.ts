@@ -6,7 +6,7 @@ import { defineTool, type Tool } from "../src/core/tool.js";
 import { scriptedModel } from "../src/models/scripted.js";
 import { LLMCompiler } from "../src/planning/workflows/llm-compiler/llm-compiler.js";
 import type { Benchmark, BenchFigure } from "./figure.js";
-import type { Chart } from "./svg-chart.js";
+import type { Chart } from "../src/eval/svg-chart.js";
 
 const LATENCIES_MS = [10, 20, 30];
 const DAG_SIZES = [10, 25, 50, 75, 100, 150, 200];

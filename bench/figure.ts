@@ -9,7 +9,7 @@ export type BenchFigure = {
   tasks?: number;
 };
 
-import type { Chart } from "./svg-chart.js";
+import type { Chart } from "../src/eval/svg-chart.js";
 
 /**
  * A benchmark: a name and a function that measures and returns its figures. `plots`, when given,

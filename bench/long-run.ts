@@ -16,7 +16,7 @@ import { unitRef } from "../src/planning/folding/folded-record.js";
 import type { FoldingState } from "../src/planning/folding/folding-state.js";
 import { PlanNotebook } from "../src/planning/notebook/plan-notebook.js";
 import type { Benchmark, BenchFigure } from "./figure.js";
-import type { Chart } from "./svg-chart.js";
+import type { Chart } from "../src/eval/svg-chart.js";
 import { countTokens } from "./tokens.js";
 
 const BENCH = "long-run";

@@ -3,7 +3,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Benchmark, BenchFigure } from "./figure.js";
-import { renderChart } from "./svg-chart.js";
+import { renderChart } from "../src/eval/svg-chart.js";
 import { longRunBenchmark } from "./long-run.js";
 import { todoContextBenchmark } from "./todo-context.js";
 import { planNotebookPromptsBenchmark } from "./plan-notebook-prompts.js";

@@ -1,7 +1,11 @@
-// The todo list in context: one scripted 40-step trajectory (8 todo items, tool calls between
-// updates) through Stepwise's todoList and through LangChain.js's todoListMiddleware, with the same
-// system prompt, the same tools and the same model turns. Every request each model receives is
-// captured, rendered the same way, and measured with the o200k tokenizer.
+// The todo list in context: one scripted 40-turn task (8 todo items, tool calls between updates)
+// through Stepwise's todoList and through LangChain.js's todoListMiddleware, with the same system
+// prompt and the same tools. Both models do the same work: the same calls, the same items, the same
+// status changes, in the same order (`taskScript`). Each stands for a model that follows its own
+// write_todos description, so a list change is written the way that tool asks: LangChain's whole
+// list every time, Stepwise's list once in `todos` and then only the changed statuses by id in
+// `updates`. Every request each model receives is captured, rendered the same way, and measured
+// with the o200k tokenizer.
 import { fakeModel } from "@langchain/core/testing";
 import { convertToOpenAITool } from "@langchain/core/utils/function_calling";
 import { AIMessage, createAgent, HumanMessage, todoListMiddleware, tool, type AnyAgentMiddleware, type BaseMessage } from "langchain";
@@ -11,7 +15,8 @@ import type { Message } from "../src/core/messages.js";
 import type { ChatModel, ModelRequest, ToolSpec } from "../src/core/model.js";
 import { defineTool } from "../src/core/tool.js";
 import { scriptedModel } from "../src/models/scripted.js";
-import { todoList } from "../src/planning/todos/todo-list.js";
+import { todoList, type TodoList } from "../src/planning/todos/todo-list.js";
+import { TODOS_SAVED } from "../src/planning/todos/write-todos-tool.js";
 import type { Benchmark, BenchFigure } from "./figure.js";
 import { countTokens } from "./tokens.js";
 
@@ -65,35 +70,83 @@ function todosAt(done: number): Todo[] {
   }));
 }
 
-function trajectory(): Turn[] {
-  const turns: Turn[] = [];
-  let next = 0;
-  const call = (name: string, args: Record<string, unknown>): Turn => ({ calls: [{ id: `call_${++next}`, name, args }] });
-  turns.push(call("write_todos", { todos: todosAt(0) }));
+/** One model turn of the task: a work call, a new state of the todo list, or the final answer. */
+type Step = { work: Omit<Call, "id"> } | { list: Todo[] } | { answer: string };
+
+/**
+ * The task both systems carry out, one model turn per step: the same work calls, the same todo
+ * items, the same status changes, in the same order. Only how a list change is written differs,
+ * because each model follows its own tool's description (see `langchainWrite` and `stepwiseWrite`).
+ */
+function taskScript(): Step[] {
+  const steps: Step[] = [{ list: todosAt(0) }];
   AREAS.forEach((area, item) => {
     const source = `src/${area}.ts`;
     const test = `src/${area}.test.ts`;
-    const work = [
-      call("read_file", { path: source }),
-      call("edit_file", { path: source, old_text: `import { log } from "../legacy/logger.js";`, new_text: `import { log } from "../log/structured.js";` }),
-      call("read_file", { path: test }),
-      call("edit_file", { path: test, old_text: "legacy/logger", new_text: "log/structured" }),
+    const work: Step[] = [
+      { work: { name: "read_file", args: { path: source } } },
+      { work: { name: "edit_file", args: { path: source, old_text: `import { log } from "../legacy/logger.js";`, new_text: `import { log } from "../log/structured.js";` } } },
+      { work: { name: "read_file", args: { path: test } } },
+      { work: { name: "edit_file", args: { path: test, old_text: "legacy/logger", new_text: "log/structured" } } },
     ];
-    turns.push(...work.slice(0, WORK_TURNS[item]));
-    turns.push(call("write_todos", { todos: todosAt(item + 1) }));
+    steps.push(...work.slice(0, WORK_TURNS[item]), { list: todosAt(item + 1) });
   });
-  turns.push({ answer: `All ${AREAS.length} modules now log through src/log/structured.ts; each module and its test were updated.` });
-  return turns;
+  steps.push({ answer: `All ${AREAS.length} modules now log through src/log/structured.ts; each module and its test were updated.` });
+  return steps;
+}
+
+/** write_todos arguments for a change of the list from `before` (none yet) to `after`. */
+type ListWrite = (before: Todo[] | undefined, after: Todo[]) => Record<string, unknown>;
+
+/** LangChain's write_todos takes only `todos`, and its description asks for the whole list on every change. */
+const langchainWrite: ListWrite = (_before, after) => ({ todos: after });
+
+/**
+ * Stepwise's description asks for the list in `todos` once, then only the items that change, by id,
+ * in `updates`. Ids count from 1 in the order the items were first written, as the recitation shows
+ * them; `runStepwise` checks every write was applied and the list ended as the script's.
+ */
+const stepwiseWrite: ListWrite = (before, after) => {
+  if (before === undefined) return { todos: after };
+  if (before.length !== after.length || before.some((todo, i) => todo.content !== after[i]?.content)) {
+    throw new Error("todo-context bench: the task script only changes statuses; a changed item list needs `todos` with ids.");
+  }
+  const updates = Object.fromEntries(after.flatMap((todo, i) => (todo.status === before[i]?.status ? [] : [[String(i + 1), todo.status]])));
+  return { updates };
+};
+
+/** A system's model turns for the task: its work calls as scripted, its list changes written its way. */
+function turnsOf(script: readonly Step[], write: ListWrite): Turn[] {
+  let next = 0;
+  let list: Todo[] | undefined;
+  return script.map((step): Turn => {
+    if ("answer" in step) return step;
+    const id = `call_${++next}`;
+    if ("work" in step) return { calls: [{ id, ...step.work }] };
+    const args = write(list, step.list);
+    list = step.list;
+    return { calls: [{ id, name: "write_todos", args }] };
+  });
+}
+
+/** The list the agent holds when each request is sent (none before the first write): the script's, not either system's. */
+function listsAtRequests(script: readonly Step[]): (Todo[] | undefined)[] {
+  let list: Todo[] | undefined;
+  return script.map((step) => {
+    const held = list;
+    if ("list" in step) list = step.list;
+    return held;
+  });
 }
 
 // ---- the two systems ------------------------------------------------------------------------------
 
-function stepwiseAgent(model: ChatModel): Agent {
+function stepwiseAgent(model: ChatModel, todos: TodoList = todoList()): Agent {
   const tools = [
     defineTool({ ...READ_FILE, parameters: readFileSchema, readOnly: true, execute: ({ path }) => fileContents(path) }),
     defineTool({ ...EDIT_FILE, parameters: editFileSchema, execute: ({ path }) => editResult(path) }),
   ];
-  return new Agent({ systemPrompt: SYSTEM_PROMPT, model, tools, plugins: [todoList()], maxSteps: 100 });
+  return new Agent({ systemPrompt: SYSTEM_PROMPT, model, tools, plugins: [todos], maxSteps: 100 });
 }
 
 /** An instant model without request copies, so timing measures the framework alone. */
@@ -114,9 +167,17 @@ function toScriptedTurn(turn: Turn) {
   return "answer" in turn ? turn.answer : { toolCalls: turn.calls.map((c) => ({ id: c.id, name: c.name, arguments: c.args })) };
 }
 
-async function runStepwise(turns: Turn[]): Promise<ModelRequest[]> {
+/** Runs Stepwise's turns, and checks that its list followed the script: every write applied, the same list at the end. */
+async function runStepwise(turns: Turn[], finalList: readonly Todo[]): Promise<ModelRequest[]> {
   const model = scriptedModel(turns.map(toScriptedTurn));
-  await stepwiseAgent(model).run(TASK);
+  const todos = todoList();
+  await stepwiseAgent(model, todos).run(TASK);
+  const results = (model.requests.at(-1)?.messages ?? []).filter((m) => m.role === "tool" && m.name === "write_todos");
+  const refused = results.find((m) => m.content !== TODOS_SAVED);
+  if (refused) throw new Error(`todo-context bench: Stepwise refused a scripted write_todos call: ${refused.content}`);
+  if (JSON.stringify(todos.todos) !== JSON.stringify(finalList)) {
+    throw new Error(`todo-context bench: Stepwise ended with ${JSON.stringify(todos.todos)}, not the script's list.`);
+  }
   return model.requests;
 }
 
@@ -211,13 +272,6 @@ function commonPrefixLength(a: string, b: string): number {
   return i;
 }
 
-/** The list the agent holds at a request: the arguments of the last write_todos call in its history. */
-function currentList(request: ModelRequest): Todo[] | undefined {
-  const writes = request.messages.flatMap((m) => (m.role === "assistant" ? (m.toolCalls ?? []) : [])).filter((c) => c.name === "write_todos");
-  const last = writes.at(-1);
-  return last ? (JSON.parse(last.arguments) as { todos: Todo[] }).todos : undefined;
-}
-
 /** Planning text the framework puts in a request: its tool, its system addition, recitations, acknowledgements. */
 function planningTokens(request: ModelRequest): number {
   let tokens = 0;
@@ -246,15 +300,35 @@ function promptSizes(requests: readonly ModelRequest[]): { tool: number; system:
   };
 }
 
-function measure(system: string, requests: ModelRequest[], cost: StepCost): BenchFigure[] {
-  const texts = requests.map(render);
-  const sizes = texts.map(countTokens);
-  let reuse = 0;
+/**
+ * How much of each request the next one repeats as its prefix, which is what a provider's prompt cache
+ * can serve. `ofTokens` is the share of all tokens sent that the next request reused: a cache saves
+ * per token, so this is the figure. It replaced the mean of the per-request shares, kept here as
+ * `requestMean`, which weighs the 600-token second request as much as the 10,000-token last one; early
+ * requests lose the most to the recitation at the tail, and they are the ones under the 1,024 tokens
+ * OpenAI and Anthropic need before they cache a prompt at all.
+ */
+function prefixReuse(texts: readonly string[], sizes: readonly number[]): { ofTokens: number; requestMean: number } {
+  let reused = 0;
+  let sent = 0;
+  let shares = 0;
   for (let i = 0; i + 1 < texts.length; i++) {
     const a = texts[i] as string;
-    reuse += countTokens(a.slice(0, commonPrefixLength(a, texts[i + 1] as string))) / (sizes[i] as number);
+    const prefix = countTokens(a.slice(0, commonPrefixLength(a, texts[i + 1] as string)));
+    reused += prefix;
+    sent += sizes[i] as number;
+    shares += prefix / (sizes[i] as number);
   }
-  const afterFirstWrite = requests.map((req) => ({ req, list: currentList(req) })).filter(({ list }) => list !== undefined);
+  return { ofTokens: reused / sent, requestMean: shares / (texts.length - 1) };
+}
+
+/** `lists[i]` is the list the agent holds when request i is sent (see `listsAtRequests`). */
+function measure(system: string, requests: ModelRequest[], lists: readonly (Todo[] | undefined)[], cost: StepCost): BenchFigure[] {
+  const texts = requests.map(render);
+  const sizes = texts.map(countTokens);
+  const reuse = prefixReuse(texts, sizes);
+  // Read from the script, not from the last write's arguments: a patch by id does not hold the list.
+  const afterFirstWrite = requests.map((req, i) => ({ req, list: lists[i] })).filter(({ list }) => list !== undefined);
   const atTail = afterFirstWrite.filter(({ req, list }) => {
     const last = req.messages.at(-1)?.content ?? "";
     return (list ?? []).every((todo) => last.includes(todo.content));
@@ -268,7 +342,8 @@ function measure(system: string, requests: ModelRequest[], cost: StepCost): Benc
     figure("prompt_tokens", sizes.reduce((sum, n) => sum + n, 0)),
     figure("planning_tokens", requests.reduce((sum, req) => sum + planningTokens(req), 0)),
     figure("tail_share", round(atTail.length / afterFirstWrite.length)),
-    figure("prefix_reuse", round(reuse / (texts.length - 1))),
+    figure("prefix_reuse", round(reuse.ofTokens)),
+    figure("prefix_reuse_request_mean", round(reuse.requestMean)),
     figure("overhead_us_per_step", Math.round(cost.wallUs)),
     figure("cpu_us_per_step", Math.round(cost.cpuUs)),
   ];
@@ -308,19 +383,22 @@ function round(value: number): number {
 export const todoContextBenchmark: Benchmark = {
   name: BENCH,
   async run() {
-    const turns = trajectory();
-    const stepwise = await runStepwise(turns);
-    const langchain = await runLangchain(turns);
+    const script = taskScript();
+    const lists = listsAtRequests(script);
+    const stepwiseTurns = turnsOf(script, stepwiseWrite);
+    const langchainTurns = turnsOf(script, langchainWrite);
+    const stepwise = await runStepwise(stepwiseTurns, todosAt(AREAS.length));
+    const langchain = await runLangchain(langchainTurns);
     for (const [system, requests] of [["stepwise", stepwise], ["langchain", langchain]] as const) {
-      if (requests.length !== turns.length) {
-        throw new Error(`todo-context bench: ${system} made ${requests.length} model calls for ${turns.length} scripted turns.`);
+      if (requests.length !== script.length) {
+        throw new Error(`todo-context bench: ${system} made ${requests.length} model calls for ${script.length} scripted turns.`);
       }
     }
-    const stepwiseCost = await costPerStep(turns.length, () => {
-      const agent = stepwiseAgent(instantStepwiseModel(turns));
+    const stepwiseCost = await costPerStep(script.length, () => {
+      const agent = stepwiseAgent(instantStepwiseModel(stepwiseTurns));
       return () => agent.run(TASK);
     });
-    const langchainCost = await costPerStep(turns.length, () => langchainAgent(turns));
-    return [...measure("stepwise", stepwise, stepwiseCost), ...measure("langchain", langchain, langchainCost)];
+    const langchainCost = await costPerStep(script.length, () => langchainAgent(langchainTurns));
+    return [...measure("stepwise", stepwise, lists, stepwiseCost), ...measure("langchain", langchain, lists, langchainCost)];
   },
 };

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 
 // DESIGN.md's layers, top to bottom: a module may import only from its own layer and the ones above it.
 // The last two are siblings over runs/: neither imports the other.
-const LAYERS = ["core", "models", "planning", "stores", "tools", "runs", "integrations", "cli", "web"];
+const LAYERS = ["core", "models", "planning", "stores", "tools", "runs", "integrations", "eval", "cli", "web"];
 const SIBLINGS = new Set(["cli", "web"]);
 // The entry point alone starts the viewer (`stepwise ui`).
 const STARTS_THE_VIEWER = "cli/main.ts -> web";

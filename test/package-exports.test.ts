@@ -91,8 +91,8 @@ afterAll(() => projects.forEach((dir) => rmSync(dir, { recursive: true, force: t
 const run = (file: string, args: string[], cwd: string) => spawnSync(process.execPath, [file, ...args], { cwd, encoding: "utf8" });
 
 describe("subpath exports", () => {
-  it("stepwise/models, /planning, /runs, /mcp and /testing load on their own and give the root's very objects", () => {
-    const subpaths = ["models", "planning", "runs", "mcp", "testing"];
+  it("stepwise/models, /planning, /runs, /eval, /mcp and /testing load on their own and give the root's very objects", () => {
+    const subpaths = ["models", "planning", "runs", "eval", "mcp", "testing"];
     const dir = userProject({
       "check.mjs": [
         'import * as root from "stepwise";',
@@ -113,6 +113,7 @@ describe("subpath exports", () => {
       expect.arrayContaining(["PlanNotebook", "TaskBoard", "todoList", "contextFolding", "PlanTool", "PlanAndExecute", "Rewoo", "LLMCompiler", "WORKFLOW_STATE_VERSION"]),
     );
     expect(report["runs"]?.names).toEqual(expect.arrayContaining(["openRuns", "workRuns", "openStores", "SqliteRunStore", "PostgresRunStore", "RunBusyError"]));
+    expect(report["eval"]?.names).toEqual(expect.arrayContaining(["runEval", "loadSuite", "runCheck", "summarize", "wilsonInterval", "BUILTIN_SUITE"]));
     expect(report["mcp"]?.names).toEqual(expect.arrayContaining(["createMcpServer", "serveMcpStdio", "startMcpHttpServer", "mcpTools"]));
     expect(report["testing"]?.names.sort()).toEqual(["reactiveModel", "scriptedModel"]);
     for (const name of subpaths) expect(report[name]?.notRoot, name).toEqual([]);
@@ -143,7 +144,8 @@ describe("CommonJS users", () => {
   it("an install from a git URL builds dist/: the prepare script runs the build", () => {
     const pkg = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { scripts: Record<string, string>; files: string[] };
     expect(pkg.scripts["prepare"]).toBe("npm run build");
-    expect(pkg.files).toEqual(["dist"]);
+    // eval-suite/ is the eval's built-in task suite, read at run time beside dist/.
+    expect(pkg.files).toEqual(["dist", "eval-suite"]);
   });
 });
 

@@ -56,10 +56,9 @@ describe("questions in the terminal", () => {
   it("asks a tool's question (an MCP server's) as the tool put it, and /decline rejects it", async () => {
     const asked = (id: string) => ({
       id,
-      name: "rooms__book_room",
-      arguments: JSON.stringify({ question: 'MCP server "rooms" asks: Which room?' }),
+      name: "ask_user",
+      arguments: JSON.stringify({ question: 'MCP server "rooms" asks: Which room?', asker: 'MCP server "rooms"' }),
       kind: "question" as const,
-      asked: { question: { text: 'MCP server "rooms" asks: Which room?', detail: {} }, earlier: [] },
     });
     const prompter = scriptedPrompter(['{"room": "Turing"}', " /decline "], []);
     const decisions = await askForDecisions([asked("a"), asked("b")], promptingApprover(prompter));

@@ -16,6 +16,7 @@ import { PLANS_LISTED, plansList, plansShow } from "./plans-command.js";
 import { openRuns } from "../runs/runs.js";
 import { cliMcpConnections, cliTools, openCliStores, RUN_DEFAULTS, runCommand, type RunCommandOptions } from "./run-command.js";
 import { workerCommand } from "./worker-command.js";
+import { evalCommand } from "./eval-command.js";
 import { defaultDatabasePath } from "./stepwise-home.js";
 import { storeProblem } from "./store-problem.js";
 import { TASK_LIST_DEFAULT_LIMIT } from "../planning/tasks/task-text.js";
@@ -102,6 +103,20 @@ program
   .description("Offline demo: scripted agents plan and do a small job in a temporary workspace, one per strategy.")
   .action(async () => {
     process.exitCode = await runDemo(process.stdout, process.stderr);
+  });
+
+program
+  .command("eval")
+  .description("Measure whether planning helps: a task suite under each strategy and plain ReAct, k trials each, scored and charted.")
+  .requiredOption("-m, --model <spec>", "model: openai:gpt-4o-mini, anthropic:…, dashscope:…, deepseek:…, ollama:…, or scripted:demo (offline: proves the harness, measures nothing)")
+  .option("--strategies <list>", "all, or a comma-separated list (the react baseline is always added)", "all")
+  .option("--trials <k>", "trials per task and strategy", positiveInteger, 3)
+  .option("--suite <dir>", "a folder of task folders (default: the built-in suite)")
+  .option("--concurrency <n>", "trials running at once", positiveInteger, 1)
+  .option("--max-tokens <n>", "token budget for the whole eval: past it no trial starts and running ones stop", positiveInteger)
+  .option("--out <dir>", "where results.jsonl, runs.db and report.html go; the same folder again resumes", "stepwise-eval")
+  .action(async (opts: { model: string; strategies: string; trials: number; suite?: string; concurrency: number; maxTokens?: number; out: string }) => {
+    process.exitCode = await evalCommand(opts, { stdout: process.stdout });
   });
 
 const plans = program.command("plans").description("Read the plans kept in the store.");

@@ -22,7 +22,7 @@ describe("stepwise ui (built CLI as a child process)", () => {
     const icon = await fetch(new URL("/favicon.ico", url));
     expect([icon.status, icon.headers.get("content-type")]).toEqual([200, "image/svg+xml"]);
     const script = join(home, "viewer.mjs");
-    writeFileSync(script, await (await fetch(new URL("/assets/viewer.js", url))).text());
+    writeFileSync(script, await (await fetch(new URL("/assets/web/page/main.js", url))).text());
     expect(spawnSync(process.execPath, ["--check", script]).status).toBe(0);
 
     child.kill("SIGINT");

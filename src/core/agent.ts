@@ -1,15 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { ABORTED, linkSignals, raceAbort } from "./abort.js";
-import {
-  checkDecisions,
-  type ApprovalDecision,
-  type ApprovalDecisions,
-  type PendingCall,
-  type PendingTurn,
-  type ToolAnswer,
-  type ToolQuestion,
-} from "./approval.js";
-import { boundedQuote, boundedText } from "./bounded-quote.js";
+import { checkDecisions, type ApprovalDecision, type ApprovalDecisions, type PendingCall, type PendingTurn } from "./approval.js";
+import { boundedQuote } from "./bounded-quote.js";
+import { deniedCallText, editedCallNote, INTERRUPTED_CALL_TEXT, rejectedCallText } from "./call-outcome-texts.js";
 import {
   EventHub,
   stampEvent,
@@ -21,6 +14,7 @@ import {
 } from "./events.js";
 import { cloneMessages, type AssistantMessage, type Message, type ToolCall, type ToolMessage } from "./messages.js";
 import { addUsage, type ChatModel, type ModelRequest, type ModelResponse, type Usage } from "./model.js";
+import { RequestDeltas } from "./request-delta.js";
 import { decidePermission, type PermissionPolicy } from "./permissions.js";
 import type { Plugin, PluginHost } from "./plugin.js";
 import type { RunResult, StopReason } from "./run-result.js";
@@ -42,12 +36,6 @@ export interface AgentOptions {
    * tools that always need the user (ask_user, a plan under review).
    */
   permissions?: PermissionPolicy;
-  /**
-   * Whether a tool may pause the run to ask the user from inside its call (`ctx.askUser`; an MCP
-   * server's question). Default true; a sub-agent whose pause nobody would answer turns it off, and
-   * its tools then go on without the user.
-   */
-  toolQuestions?: boolean;
 }
 
 export interface RunOptions {
@@ -61,10 +49,6 @@ const ZERO_USAGE: Usage = Object.freeze({ inputTokens: 0, outputTokens: 0 });
 
 type Outcome = { result: ToolResult; refused: boolean };
 type CallOutcome = Outcome & { call: ToolCall };
-/** How a call that ran ended: with its outcome, or asking the user a question it needs answered first. */
-type Ran = Outcome & { asked?: NonNullable<PendingCall["asked"]> };
-/** The longest question text a tool may put to the user; the rest is cut. */
-const QUESTION_LIMIT = 8000;
 
 /** Where a run's counters stand; a resumed run starts a fresh one. */
 type RunProgress = { steps: number; usage: Usage; lastText: string };
@@ -78,11 +62,12 @@ export class Agent {
   readonly plugins: readonly Plugin[];
   readonly toolkit: Toolkit;
   readonly permissions: PermissionPolicy | undefined;
-  readonly toolQuestions: boolean;
   readonly #planningToolNames: Set<string>;
   #memory: Message[] = [];
   #pending: PendingTurn | undefined;
   #usage: Usage = ZERO_USAGE;
+  /** Each model-start logs its request as a delta from the one before, within one loop. */
+  readonly #requests = new RequestDeltas();
   #running = false;
   /** The run in progress, which stamps every event. */
   #scope: EventScope = {};
@@ -111,7 +96,6 @@ export class Agent {
     );
     this.toolkit = new Toolkit([...(opts.tools ?? []), ...pluginTools]);
     this.permissions = opts.permissions;
-    this.toolQuestions = opts.toolQuestions ?? true;
     const host: PluginHost = {
       agentName: this.name,
       emit: (event) => this.#emit(event),
@@ -176,8 +160,7 @@ export class Agent {
   /** Calls whose results were never recorded may or may not have run: say so rather than run them twice. */
   #answerInterruptedCalls(calls: readonly ToolCall[]): void {
     for (const call of calls) {
-      const content = "Interrupted: the run stopped before this call's result was recorded. Check whether it took effect before repeating it.";
-      this.#memory.push({ role: "tool", content, toolCallId: call.id, name: call.name });
+      this.#memory.push({ role: "tool", content: INTERRUPTED_CALL_TEXT, toolCallId: call.id, name: call.name });
     }
   }
 
@@ -199,20 +182,46 @@ export class Agent {
     checkDecisions(pending.awaiting, decisions);
     return this.#exclusive(opts, async () => {
       this.#emit({ type: "run-resumed", decisions: pending.awaiting.length });
-      const ran: Record<string, Ran> = { ...pending.results };
-      await Promise.all(
-        pending.awaiting.map(async (call) => {
-          ran[call.id] = await this.#decide(call, decisions[call.id] as ApprovalDecision, pending.calls, opts.signal);
+      const results = { ...pending.results };
+      const nested = pending.nested ?? {};
+      const ownedByTools = new Set(Object.values(nested).flatMap((paused) => paused.calls));
+      await Promise.all([
+        ...pending.awaiting
+          .filter((call) => !ownedByTools.has(call.id))
+          .map(async (call) => {
+            results[call.id] = await this.#decide(call, decisions[call.id] as ApprovalDecision, opts.signal);
+          }),
+        // A tool that paused is called again with its state and the decisions on its own calls.
+        ...Object.entries(nested).map(async ([id, paused]) => {
+          const call = pending.calls.find((c) => c.id === id) as ToolCall;
+          const resumed = { state: paused.state, decisions: Object.fromEntries(paused.calls.map((c) => [c, decisions[c] as ApprovalDecision])) };
+          results[id] = await this.#track(call, 0, () => this.#invoke(call, opts.signal, undefined, resumed));
         }),
-      );
+      ]);
       this.#pending = undefined;
-      // The turn's calls as they ran: an edited call that asks a question is made again as edited.
+      // The turn's calls as they ran: an edited call whose tool paused goes on with the edited arguments.
       const calls = pending.calls.map((call) => {
         const decision = decisions[call.id];
         return decision?.action === "edit" ? { ...call, arguments: editedArguments(decision) } : call;
       });
-      return this.#loop(opts.signal, { calls, ran });
+      return this.#loop(opts.signal, { calls, results });
     });
+  }
+
+  /**
+   * Gives up waiting on the paused turn as a run killed mid-turn would: the results it already has are
+   * kept and each awaiting call is answered as interrupted, so `continue()` goes on without asking.
+   * For a run killed after the user's decisions were applied: an approved call is never made twice.
+   */
+  abandonPending(): void {
+    const pending = this.#pending;
+    if (!pending) return;
+    if (this.#running) throw new Error(`Agent "${this.name}" is running; give up its pending calls between runs.`);
+    this.#pending = undefined;
+    for (const call of pending.calls) {
+      const content = pending.results[call.id]?.result.text ?? INTERRUPTED_CALL_TEXT;
+      this.#memory.push({ role: "tool", content, toolCallId: call.id, name: call.name });
+    }
   }
 
   /** The same run as `run`, as its events; the last one is `run-end`. Leaving the loop early aborts the run. */
@@ -313,9 +322,10 @@ export class Agent {
     }
   }
 
-  /** Runs model turns until the run ends; `decided` is a turn whose pending calls the user just decided. */
-  async #loop(signal: AbortSignal | undefined, decided?: { calls: ToolCall[]; ran: Record<string, Ran> }): Promise<RunResult> {
+  /** Runs model turns until the run ends; `resumed` is a turn that was waiting for the user, to finish first. */
+  async #loop(signal: AbortSignal | undefined, resumed?: { calls: ToolCall[]; results: Record<string, Outcome> }): Promise<RunResult> {
     const progress: RunProgress = { steps: 0, usage: ZERO_USAGE, lastText: "" };
+    this.#requests.reset();
     let notes: string[] = [];
     const continued = new Set<Plugin>();
     const finish = (stopReason: StopReason): RunResult => {
@@ -324,9 +334,11 @@ export class Agent {
       const pending = this.#pending ? { pending: structuredClone(this.#pending.awaiting) } : {};
       return { text, messages: cloneMessages(this.#memory), steps, stopReason, usage: { ...usage }, ...pending };
     };
-    // A call made again with the user's answer may ask another question: the run pauses once more.
-    if (decided && (await this.#settleTurn(decided.calls, decided.ran, [], 0, signal))) return finish("awaiting-approval");
 
+    if (resumed) {
+      if (this.#holdTurn(resumed.calls, resumed.results, [])) return finish("awaiting-approval");
+      await this.#completeTurn(resumed.calls, resumed.results, 0, signal);
+    }
     for (;;) {
       if (signal?.aborted) return finish("aborted");
       if (progress.steps >= this.maxSteps) return finish("max-steps");
@@ -334,7 +346,8 @@ export class Agent {
       const { messages, ephemeralFrom } = await this.#buildRequest(step, notes, signal);
       notes = [];
       const model = this.model.id;
-      this.#emit({ type: "model-start", step, messageCount: messages.length, toolCount: this.toolkit.names.length, model });
+      const logged = this.#requests.next(messages, ephemeralFrom);
+      this.#emit({ type: "model-start", step, messageCount: messages.length, toolCount: this.toolkit.names.length, model, request: logged });
       const started = Date.now();
       const request = { messages, tools: this.toolkit.specs(), ephemeralFrom, ...(signal ? { signal } : {}) };
       const response = await raceAbort(this.#callModel(request, step, signal), signal);
@@ -361,47 +374,40 @@ export class Agent {
         continue;
       }
       const gates = calls.map((call) => this.#gate(call, turn.refusals));
-      const held: PendingCall[] = calls
+      const awaiting: PendingCall[] = calls
         .filter((_, i) => gates[i] === "ask")
         .map((call) => ({ ...call, kind: this.toolkit.get(call.name)?.interactive ? "question" : "approval" }));
-      const ran: Record<string, Ran> = {};
+      const results: Record<string, Outcome> = {};
       await Promise.all(
         calls.map(async (call, i) => {
           const gate = gates[i];
           if (gate === "ask") return;
-          ran[call.id] = await this.#track(call, step, () => gate ?? this.#invoke(call, signal));
+          results[call.id] = await this.#track(call, step, () => gate ?? this.#invoke(call, signal));
         }),
       );
-      if (await this.#settleTurn(calls, ran, held, step, signal)) return finish("awaiting-approval");
+      if (this.#holdTurn(calls, results, awaiting)) return finish("awaiting-approval");
+      await this.#completeTurn(calls, results, step, signal);
     }
   }
 
   /**
-   * Ends a turn whose calls ran or were held: pauses when any call waits for the user (held before it
-   * ran, or asking a question from inside its call), else records the results. True when it paused.
+   * Keeps a turn that waits for the user as the pending turn: its calls that ask, and the calls of
+   * each tool that paused (ToolPause), whose results are then still to come. False when nothing waits.
    */
-  async #settleTurn(
-    calls: readonly ToolCall[],
-    ran: Record<string, Ran>,
-    held: readonly PendingCall[],
-    step: number,
-    signal: AbortSignal | undefined,
-  ): Promise<boolean> {
-    const results: Record<string, Outcome> = {};
-    const awaiting: PendingCall[] = [];
+  #holdTurn(calls: readonly ToolCall[], results: Record<string, Outcome>, awaiting: PendingCall[]): boolean {
+    const nested: NonNullable<PendingTurn["nested"]> = {};
+    const all = [...awaiting];
     for (const call of calls) {
-      const hold = held.find((c) => c.id === call.id);
-      const outcome = ran[call.id];
-      if (hold) awaiting.push(hold);
-      else if (outcome?.asked) awaiting.push(questionCall(call, outcome.asked));
-      else if (outcome) results[call.id] = { result: outcome.result, refused: outcome.refused };
+      const paused = results[call.id]?.result.paused;
+      if (!paused) continue;
+      delete results[call.id];
+      nested[call.id] = { state: paused.state, calls: paused.calls.map((c) => c.id) };
+      all.push(...paused.calls);
     }
-    if (awaiting.length === 0) {
-      await this.#completeTurn(calls, results, step, signal);
-      return false;
-    }
-    this.#pending = { calls: structuredClone([...calls]), results, awaiting };
-    this.#emit({ type: "approval-requested", calls: structuredClone(awaiting) });
+    if (all.length === 0) return false;
+    const tools = Object.keys(nested).length > 0 ? { nested } : {};
+    this.#pending = structuredClone({ calls: [...calls], results, awaiting: all, ...tools });
+    this.#emit({ type: "approval-requested", calls: structuredClone(all) });
     return true;
   }
 
@@ -474,8 +480,7 @@ export class Agent {
     }
     const decision = decidePermission(this.permissions, call, tool, this.#planningToolNames.has(call.name));
     if (decision === "deny") {
-      const text = `Denied: the permission policy does not allow "${call.name}" here. Do not retry it; find another way or tell the user.`;
-      return { result: { text, isError: true }, refused: true };
+      return { result: { text: deniedCallText(call.name), isError: true }, refused: true };
     }
     if (decision !== "ask") return undefined;
     // Never ask the user about a call that could not run as written: the model fixes it first.
@@ -484,75 +489,48 @@ export class Agent {
   }
 
   /** Runs one call between its tool-start and tool-end events. */
-  async #track(call: ToolCall, step: number, body: () => Ran | Promise<Ran>): Promise<Ran> {
+  async #track(call: ToolCall, step: number, body: () => Outcome | Promise<Outcome>): Promise<Outcome> {
     this.#emit({ type: "tool-start", step, call: { ...call } });
     const started = Date.now();
     const outcome = await body();
-    this.#emit({ type: "tool-end", step, call: { ...call }, ...outcome, durationMs: Date.now() - started });
+    // A call that paused has not ended: it ends when the run goes on.
+    if (!outcome.result.paused) this.#emit({ type: "tool-end", step, call: { ...call }, ...outcome, durationMs: Date.now() - started });
     return outcome;
   }
 
-  async #invoke(
-    call: ToolCall,
-    signal: AbortSignal | undefined,
-    given: { editedFrom?: string; answers?: ToolAnswer[] } = {},
-  ): Promise<Ran> {
+  async #invoke(call: ToolCall, signal: AbortSignal | undefined, editedFrom?: string, resumed?: ToolContext["resumed"]): Promise<Outcome> {
     const tool = this.toolkit.get(call.name);
     if (!tool) throw new Error(`internal: tool "${call.name}" vanished`);
     if (signal?.aborted) return { result: { text: "Not run: the run was aborted.", isError: true }, refused: false };
-    let question: ToolQuestion | undefined;
-    const answers = given.answers ?? [];
-    const ctx: ToolContext = {
+    const ctx = {
       agentName: this.name,
       toolCallId: call.id,
       ...(this.#scope.runId !== undefined ? { runId: this.#scope.runId } : {}),
       ...(signal ? { signal } : {}),
-      ...(given.editedFrom !== undefined ? { editedFrom: given.editedFrom } : {}),
-      // The first question of a call is the one the user gets; the detail is kept as plain JSON.
-      ...(this.toolQuestions
-        ? {
-            askUser: (asked: ToolQuestion) => {
-              question ??= { text: boundedText(String(asked.text), QUESTION_LIMIT), ...(asked.detail !== undefined ? { detail: structuredClone(asked.detail) } : {}) };
-            },
-          }
-        : {}),
-      ...(answers.length > 0 ? { answers: structuredClone(answers) } : {}),
+      ...(editedFrom !== undefined ? { editedFrom } : {}),
+      ...(resumed ? { resumed } : {}),
     };
     const result = await raceAbort(tool.invoke(call.arguments, ctx), signal);
     if (result === ABORTED) return { result: { text: "Stopped: the run was aborted before the tool finished.", isError: true }, refused: false };
-    if (question) {
-      const waiting = { text: `Waiting for the user to answer: ${boundedText(question.text)}`, isError: false };
-      return { result: waiting, refused: false, asked: { question, earlier: answers } };
-    }
     return { result, refused: false };
   }
 
   /** Applies the user's decision to one pending call. */
-  async #decide(call: PendingCall, decision: ApprovalDecision, calls: readonly ToolCall[], signal: AbortSignal | undefined): Promise<Ran> {
-    if (call.asked && (decision.action === "answer" || decision.action === "reject")) {
-      // A tool asked from inside its call: the call is made again, and the tool finds the reply among its answers.
-      const made = calls.find((c) => c.id === call.id) ?? call;
-      const answers = [...call.asked.earlier, { ...call.asked.question, reply: decision }];
-      return this.#track(made, 0, () => this.#invoke(made, signal, { answers }));
-    }
+  async #decide(call: PendingCall, decision: ApprovalDecision, signal: AbortSignal | undefined): Promise<Outcome> {
     switch (decision.action) {
       case "answer":
         return this.#track(call, 0, () => ({ result: { text: decision.text, isError: false }, refused: false }));
-      case "reject": {
-        const reason = decision.reason?.trim();
-        const text = `The user rejected this call${reason ? `: ${reason}${/[.!?]$/.test(reason) ? "" : "."}` : "."} Do not repeat it unchanged.`;
-        return this.#track(call, 0, () => ({ result: { text, isError: true }, refused: true }));
-      }
+      case "reject":
+        return this.#track(call, 0, () => ({ result: { text: rejectedCallText(decision.reason), isError: true }, refused: true }));
       case "approve":
         return this.#track(call, 0, () => this.#invoke(call, signal));
       case "edit": {
         const edited = editedArguments(decision);
         this.#recordEdit(call.id, edited);
         const ran = { ...call, arguments: edited };
-        const outcome = await this.#track(ran, 0, () => this.#invoke(ran, signal, { editedFrom: call.arguments }));
+        const outcome = await this.#track(ran, 0, () => this.#invoke(ran, signal, call.arguments));
         if (!outcome.result.isError && this.toolkit.get(call.name)?.explainsEdits) return outcome;
-        const note = `The user edited this call before approving it; it ran with these arguments instead of yours: ${edited}`;
-        return { ...outcome, result: { ...outcome.result, text: `${outcome.result.text}\n${note}` } };
+        return { ...outcome, result: { ...outcome.result, text: `${outcome.result.text}\n${editedCallNote(edited)}` } };
       }
     }
   }
@@ -577,11 +555,6 @@ export class Agent {
 
 function editedArguments(decision: Extract<ApprovalDecision, { action: "edit" }>): string {
   return typeof decision.arguments === "string" ? decision.arguments : JSON.stringify(decision.arguments);
-}
-
-/** The pending call for a question a tool asked from inside its call; every question prompt reads `arguments.question`. */
-function questionCall(call: ToolCall, asked: NonNullable<PendingCall["asked"]>): PendingCall {
-  return { id: call.id, name: call.name, arguments: JSON.stringify({ question: asked.question.text }), kind: "question", asked };
 }
 
 /** Fills what providers leave out (null content, missing or repeated call ids) so memory stays replayable. */

@@ -5,27 +5,7 @@ import type { ToolResult } from "./tool.js";
  * A call the run stopped for: a tool that needs approval, a question for the user, or a plan a
  * workflow proposes (its arguments hold the plan; edit it by sending the changed plan as arguments).
  */
-export type PendingCall = ToolCall & {
-  kind: "approval" | "question" | "plan";
-  /**
-   * Set when a tool asked the user in the middle of its call (kind "question", see
-   * `ToolContext.askUser`): its question, and the replies to the questions it asked before in this
-   * call. `arguments` then holds `{"question": …}`, as an `ask_user` call's do, so that every question
-   * prompt shows it; the call's own arguments stay in the turn's `calls`. The reply makes the call again.
-   */
-  asked?: { question: ToolQuestion; earlier: ToolAnswer[] };
-};
-
-/** A question a tool put to the user in the middle of a call. */
-export type ToolQuestion = {
-  /** What the user is shown. */
-  text: string;
-  /** Plain JSON the tool recognises its question by when the call is made again. */
-  detail?: unknown;
-};
-
-/** A tool's question with the user's reply: an answer, or a rejection (the user would not answer). */
-export type ToolAnswer = ToolQuestion & { reply: Extract<ApprovalDecision, { action: "answer" | "reject" }> };
+export type PendingCall = ToolCall & { kind: "approval" | "question" | "plan" };
 
 /** What the user decided about one pending call. */
 export type ApprovalDecision =
@@ -47,6 +27,8 @@ export type PendingTurn = {
   calls: ToolCall[];
   results: Record<string, { result: ToolResult; refused: boolean }>;
   awaiting: PendingCall[];
+  /** Calls of the turn whose tool paused (ToolPause), by call id: its state and which awaiting calls are its own. */
+  nested?: Record<string, { state: unknown; calls: string[] }>;
 };
 
 /** Refuses decisions that do not answer exactly the pending calls, each with an action its kind accepts. */

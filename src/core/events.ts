@@ -1,6 +1,7 @@
 import type { PendingCall } from "./approval.js";
 import type { AssistantMessage, ToolCall } from "./messages.js";
 import type { Usage } from "./model.js";
+import type { RequestDelta } from "./request-delta.js";
 import type { ToolResult } from "./tool.js";
 import type { StopReason } from "./run-result.js";
 
@@ -10,7 +11,8 @@ import type { StopReason } from "./run-result.js";
  */
 export interface AgentEventMap {
   "run-start": { input: string };
-  "model-start": { step: number; messageCount: number; toolCount: number; model?: string };
+  /** `request`: the messages the model receives, as a delta from the run's previous request (see RequestDelta). */
+  "model-start": { step: number; messageCount: number; toolCount: number; model?: string; request?: RequestDelta };
   /** Text of the answer as the model writes it (only when the model streams); the deltas add up to model-end's content. */
   "text-delta": { step: number; text: string };
   /** The model has begun a tool call; its arguments are still coming (only when the model streams). */

@@ -31,7 +31,11 @@ function describe(node: unknown, depth: number): string {
       const fields = Object.entries(props).map(
         ([key, value]) => `${key}${required.has(key) ? "" : "?"}: ${describe(value, depth + 1)}`,
       );
-      return `{ ${fields.join(", ")} }`;
+      // A map (a record, or an object with extra keys of one type) shows its value type; an empty
+      // schema ({}, any value) constrains nothing and would only add noise to the expected shape.
+      const extra = s["additionalProperties"];
+      if (typeof extra === "object" && extra !== null && Object.keys(extra).length > 0) fields.push(`[key: string]: ${describe(extra, depth + 1)}`);
+      return fields.length === 0 ? "{}" : `{ ${fields.join(", ")} }`;
     }
     case "array":
       return `${wrap(describe(s["items"], depth + 1))}[]`;

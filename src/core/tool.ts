@@ -1,11 +1,32 @@
 import { z, type ZodType } from "zod";
-import type { ToolAnswer, ToolQuestion } from "./approval.js";
+import type { ApprovalDecisions, PendingCall } from "./approval.js";
 import { describeJsonSchema, toJsonSchema } from "./json-schema.js";
 import { repairArguments } from "./argument-repair.js";
 import { argumentLimitProblem } from "./argument-limits.js";
 
-/** What a tool returns to the model. `isError` results are shown to the model so it can correct itself. */
-export type ToolResult = { text: string; isError: boolean };
+/**
+ * What a tool returns to the model. `isError` results are shown to the model so it can correct itself.
+ * `paused`: the call stopped for the user (see ToolPause) and has no result yet.
+ */
+export type ToolResult = { text: string; isError: boolean; paused?: ToolPaused };
+
+/** A call that stopped for the user: the calls it waits on, and what it needs to go on (plain JSON). */
+export type ToolPaused = { calls: PendingCall[]; state: unknown };
+
+/**
+ * Thrown by a tool's `execute` whose work waits for the user (a workflow it runs paused on a call):
+ * the agent's run pauses with `calls` pending, and once they are decided the tool is called again
+ * with the same arguments and `ctx.resumed` (this `state` and the decisions on `calls`).
+ */
+export class ToolPause extends Error {
+  override name = "ToolPause";
+  constructor(
+    readonly calls: PendingCall[],
+    readonly state: unknown,
+  ) {
+    super(`The call waits for the user's decision on ${calls.map((call) => call.id).join(", ")}.`);
+  }
+}
 
 export interface ToolContext {
   signal?: AbortSignal;
@@ -18,15 +39,8 @@ export interface ToolContext {
    * JSON text it sent. The call runs with the edited arguments.
    */
   editedFrom?: string;
-  /**
-   * Present when the caller can pause for the user (an Agent can): a tool that cannot go on without
-   * the user's answer calls it with its question and then ends its call. The result is dropped, the
-   * run pauses with the question pending, and the user's reply makes the same call again, with the
-   * reply in `answers`.
-   */
-  askUser?: (question: ToolQuestion) => void;
-  /** The user's replies to the questions this call asked before it was made again, oldest first. */
-  answers?: readonly ToolAnswer[];
+  /** Set when the call goes on after a ToolPause: what it paused with, and the user's decisions on its calls. */
+  resumed?: { state: unknown; decisions: ApprovalDecisions };
 }
 
 export interface Tool {
@@ -110,6 +124,7 @@ export function defineTool<S extends ZodType>(def: ToolDefinition<S>): Tool {
       try {
         return toToolResult(await def.execute(checked.data, ctx));
       } catch (error) {
+        if (error instanceof ToolPause) return { text: error.message, isError: false, paused: { calls: error.calls, state: error.state } };
         if (error instanceof ToolError) return { text: error.message, isError: true };
         const message = error instanceof Error ? error.message : String(error);
         return { text: `Tool "${def.name}" failed: ${message}`, isError: true };

@@ -125,7 +125,7 @@ describe("aiSdkPlanning inside generateText", () => {
     expect(todos.todos).toEqual([{ content: "Read the logs", status: "in_progress" }]);
     expect(lastMessage(model.doGenerateCalls[0])?.role).toBe("user");
     expect(JSON.stringify(lastMessage(model.doGenerateCalls[0]))).not.toContain("<todo-list>");
-    expect(JSON.stringify(lastMessage(model.doGenerateCalls[1]))).toContain("[in_progress] Read the logs");
+    expect(JSON.stringify(lastMessage(model.doGenerateCalls[1]))).toContain("in_progress:\\n#1 Read the logs");
     expect(events).toMatchObject([
       { type: "todos-updated", agent: "helper", todos: [{ content: "Read the logs" }] },
       { type: "unit-start", agent: "helper", unit: { kind: "todo", title: "Read the logs" } },

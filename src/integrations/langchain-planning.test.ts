@@ -105,7 +105,7 @@ describe("langChainPlanning", () => {
     expect(toolMessages.filter((m) => m.tool_call_id === "w1")).toHaveLength(1); // refused, never run as well
     expect(todos.todos).toEqual([{ content: "a", status: "in_progress" }]);
     // The list is recited at the tail once it exists, and never stored.
-    expect(textOf(requests[2]!.at(-1)!)).toMatch(/in_progress\W+a\b/);
+    expect(textOf(requests[2]!.at(-1)!)).toMatch(/in_progress\W+#1 a\b/);
     expect((result.messages as BaseMessage[]).filter((m) => m.getType() === "human")).toHaveLength(1);
   });
 

@@ -1,4 +1,3 @@
-import type { ToolAnswer, ToolQuestion } from "../core/approval.js";
 import type { ToolResult } from "../core/tool.js";
 import {
   ELICITATION_LIMIT,
@@ -6,6 +5,7 @@ import {
   elicitationQuestion,
   fitsInPausedRun,
   isSameElicitation,
+  type McpAnswered,
   type McpElicitation,
   type McpElicitationAnswer,
 } from "./mcp-elicitation.js";
@@ -13,13 +13,15 @@ import {
 /** One tool call in flight on a connection, as far as its server's questions go. */
 export type CallInFlight = {
   /** The user's replies to questions this call asked before it was made again; each is used once. */
-  answers: ToolAnswer[];
-  /** Pauses the caller's run with a question (absent when nobody can be asked). */
-  askUser?: (question: ToolQuestion) => void;
+  answers: McpAnswered[];
+  /** Whether the caller can wait for the user (it knows the call by id): else a question is dismissed. */
+  canPause: boolean;
   /** Ends the call: its request to the server is cancelled. */
   end: AbortController;
-  /** Set when the call was ended for a question: what it returns instead of the server's result. */
+  /** Set when the call was ended: what it returns instead of the server's result. */
   ended?: ToolResult;
+  /** Set when the call was ended for a question: the question as the user sees it, and the server's own. */
+  asks?: { asker: string; text: string; elicitation: McpElicitation };
 };
 
 /** Answers a server's question in this process, without pausing the run. */
@@ -58,8 +60,8 @@ export class ElicitationRouting {
     for (const call of this.#calls) {
       // Replies that did not fit the form were never sent: the one after them (the user's retry) is tried next.
       let problem: string | undefined;
-      for (let index; (index = call.answers.findIndex((given) => isSameElicitation(given.detail, elicitation))) >= 0; ) {
-        const [given] = call.answers.splice(index, 1) as [ToolAnswer];
+      for (let index; (index = call.answers.findIndex((given) => isSameElicitation(given.elicitation, elicitation))) >= 0; ) {
+        const [given] = call.answers.splice(index, 1) as [McpAnswered];
         const answer = elicitationAnswer(elicitation, given.reply);
         if (!("problem" in answer)) return Promise.resolve(answer);
         problem = answer.problem;
@@ -100,16 +102,17 @@ export class ElicitationRouting {
     for (const entry of waiting) entry.answer({ action: "cancel" });
   }
 
-  /** Ends the call so that its run pauses with the question; the server hears the question was cancelled. */
+  /** Ends the call so that its run pauses with the question (see mcp-tools); the server hears the question was cancelled. */
   #pause(call: CallInFlight, elicitation: McpElicitation, preface: string): McpElicitationAnswer {
     // Nobody to ask (the tool was called outside an agent): the question is dismissed and the call goes on.
-    if (!call.askUser) return { action: "cancel" };
+    if (!call.canPause) return { action: "cancel" };
     if (!fitsInPausedRun(elicitation)) {
       const text = `MCP server ${this.server()} asked the user a question larger than ${ELICITATION_LIMIT} characters, too large to put to them; the call was stopped.`;
       this.#end(call, { text, isError: true });
       return { action: "cancel" };
     }
-    call.askUser({ text: `${preface}${elicitationQuestion(elicitation, `MCP server ${this.server()}`)}`, detail: elicitation });
+    const asker = `MCP server ${this.server()}`;
+    call.asks = { asker, text: `${preface}${elicitationQuestion(elicitation, asker)}`, elicitation };
     this.#end(call, { text: "Waiting for the user's answer.", isError: false });
     return { action: "cancel" };
   }

@@ -1,9 +1,13 @@
-import type { ToolAnswer } from "../core/approval.js";
+import type { ApprovalDecision } from "../core/approval.js";
 import { boundedQuote, boundedText } from "../core/bounded-quote.js";
 
 /** A question the server asks the user in the middle of a call (MCP elicitation), with the form it wants filled. */
 export type McpElicitation = { message: string; requestedSchema: Record<string, unknown> };
 export type McpElicitationAnswer = { action: "accept"; content: Record<string, unknown> } | { action: "decline" | "cancel" };
+/** The user's reply to a question: an answer, or a rejection (the user would not answer). */
+export type McpReply = Extract<ApprovalDecision, { action: "answer" | "reject" }>;
+/** A question the user replied to while its call waited, kept in the paused call's state to answer it when the call is made again. */
+export type McpAnswered = { elicitation: McpElicitation; reply: McpReply };
 
 /** One field of an elicitation form: MCP allows flat forms of strings, numbers, booleans and lists of choices. */
 type FieldSchema = {
@@ -30,9 +34,9 @@ export function fitsInPausedRun(elicitation: McpElicitation): boolean {
   return canonicalJson(elicitation).length <= ELICITATION_LIMIT;
 }
 
-/** Whether a saved question (a pending call's detail) is the one the server asks now: the same message and form. */
-export function isSameElicitation(detail: unknown, elicitation: McpElicitation): boolean {
-  return detail !== undefined && canonicalJson(detail) === canonicalJson(elicitation);
+/** Whether a saved question is the one the server asks now: the same message and form. */
+export function isSameElicitation(saved: McpElicitation, elicitation: McpElicitation): boolean {
+  return canonicalJson(saved) === canonicalJson(elicitation);
 }
 
 /** The question as the user sees it: the server's message, then the form's fields and how to answer. */
@@ -69,7 +73,7 @@ export function elicitationQuestion(elicitation: McpElicitation, server: string)
  * object of the form's fields, or, for a form of one field, as that field's value. A problem says
  * what was wrong and what the form accepts.
  */
-export function elicitationAnswer(elicitation: McpElicitation, reply: ToolAnswer["reply"]): McpElicitationAnswer | { problem: string } {
+export function elicitationAnswer(elicitation: McpElicitation, reply: McpReply): McpElicitationAnswer | { problem: string } {
   if (reply.action === "reject") return { action: "decline" };
   const fields = new Map(fieldsOf(elicitation));
   const text = reply.text.trim();

@@ -8,6 +8,7 @@ import { linkSignals } from "../core/abort.js";
 import { boundedQuote } from "../core/bounded-quote.js";
 import type { Plugin } from "../core/plugin.js";
 import { defineTool, type Tool, type ToolContext, type ToolResult } from "../core/tool.js";
+import { answersOnResume, elicitationPause } from "./mcp-elicitation-pause.js";
 import { ElicitationRouting, type CallInFlight, type McpElicitationAnswerer } from "./mcp-elicitation-routing.js";
 
 export type { McpElicitation, McpElicitationAnswer } from "./mcp-elicitation.js";
@@ -52,10 +53,10 @@ export interface McpToolsOptions {
   /** None of these, by the server's own names ("*" as in include); applied after include. */
   exclude?: readonly string[];
   /**
-   * How the server's questions to the user (elicitation) are answered. By default the agent's run
-   * pauses with the question pending (kind "question", like `ask_user`), and the user's answer (or
-   * rejection, which declines) makes the call again, where the same question — same message and
-   * form — gets it; called outside an agent, the question is dismissed ("cancel"). A function
+   * How the server's questions to the user (elicitation) are answered. By default the call pauses
+   * (ToolPause) with the question pending (an `ask_user` question, id `<call id>-q<n>`), and the user's
+   * answer (or rejection, which declines) makes the call again, where the same question — same
+   * message and form — gets it; called outside an agent, the question is dismissed ("cancel"). A function
    * answers in this process instead, without pausing. `false` offers no elicitation at all. Fields an
    * answer leaves out get the defaults the server's form gives.
    */
@@ -202,15 +203,21 @@ function wrapTool({ client, questions, label, connection }: Connection, tool: Mc
     readOnly: tool.annotations?.readOnlyHint === true,
     async execute(args, ctx: ToolContext): Promise<ToolResult> {
       if (connection.lost !== undefined) return unreachable(label, connection.lost);
-      const call: CallInFlight = { answers: [...(ctx.answers ?? [])], end: new AbortController(), ...(ctx.askUser ? { askUser: ctx.askUser } : {}) };
+      const answers = answersOnResume(ctx.resumed);
+      // Only a caller that knows the call by id can go on with it after a pause.
+      const call: CallInFlight = { answers: [...answers], canPause: ctx.toolCallId !== undefined, end: new AbortController() };
+      let outcome: ToolResult;
       try {
         const signal = linkSignals(ctx.signal, call.end.signal);
         const request = { name: tool.name, arguments: args as Record<string, unknown> };
         const result = await questions.during(call, () => client.callTool(request, undefined, signal ? { signal } : {}));
-        return call.ended ?? { text: resultText(result as CallToolResult), isError: result.isError === true };
+        outcome = call.ended ?? { text: resultText(result as CallToolResult), isError: result.isError === true };
       } catch (error) {
-        return call.ended ?? callFailure(error, tool.name, label, connection);
+        outcome = call.ended ?? callFailure(error, tool.name, label, connection);
       }
+      // The server asked what nobody answered yet: the call stopped, and goes on with the user's reply.
+      if (call.asks && ctx.toolCallId !== undefined) throw elicitationPause(ctx.toolCallId, answers, call.asks);
+      return outcome;
     },
   });
   // The model sees the server's own schema, not our zod rendering of it.

@@ -94,7 +94,7 @@ describe("openAIAgentsPlanning", () => {
     expect(text("w1")).toContain("Not applied: this turn called write_todos 2 times");
     expect(text("w2")).toBe(text("w1"));
     expect(todos.todos).toEqual([{ content: "a", status: "in_progress" }]);
-    expect(lastText(model.requests[2]!.input)).toMatch(/in_progress\W+a\b/);
+    expect(lastText(model.requests[2]!.input)).toMatch(/in_progress\W+#1 a\b/);
   });
 
   it("answers bad arguments with Stepwise's error naming the argument", async () => {

@@ -48,5 +48,4 @@ export type {
   WorkflowStopReason,
 } from "./workflows/workflow.js";
 export type { WorkflowKind, WorkflowTrace, PlanRound, PlannedStep, StepRecord } from "./workflows/workflow-trace.js";
-export type { PlanApprover } from "./workflows/plan-approval.js";
 export type { PlanDecision, PlanReview } from "./workflows/plan-review.js";

@@ -6,13 +6,25 @@ import type { AgentState } from "../core/state.js";
 import type { Checklist } from "./checklist.js";
 import type { SessionOutcome, StrategySession } from "./strategy-session.js";
 
+/** A paused turn whose decisions were applied when the checkpoint was saved: the run may have been killed while they ran. */
+type DecidedState = AgentState & { pending: NonNullable<AgentState["pending"]> & { decided?: true } };
+
 /** A strategy that is an agent with planning plugins (notebook, tasks, todos, plan tool). */
 export class AgentSession implements StrategySession {
+  /** While the user's decisions are applied: the calls decided on, whose turn checkpoints mark decided. */
+  #deciding: string | undefined;
+
   constructor(
     readonly strategy: string,
     readonly agent: Agent,
-    private readonly readChecklist: () => Promise<Checklist | null>,
-    private readonly onClose: () => Promise<void> = async () => undefined,
+    private readonly hooks: {
+      checklist: () => Promise<Checklist | null>;
+      /** Stores the run's checkpoint (this session's state) before the run goes on. */
+      save: () => Promise<void>;
+      /** Sees the state a run was restored from (the plan tool's checklist starts from it). */
+      restored?: (state: AgentState) => void;
+      close?: () => Promise<void>;
+    },
   ) {}
 
   on(listener: AgentEventListener): () => void {
@@ -28,8 +40,18 @@ export class AgentSession implements StrategySession {
     return outcome(await this.agent.continue({ signal }));
   }
 
+  /**
+   * Saves the turn as decided before any approved call runs, so a run killed from here on gives up
+   * the calls it was waiting on (answered as interrupted) instead of asking again and running them twice.
+   */
   async resume(decisions: ApprovalDecisions, signal: AbortSignal): Promise<SessionOutcome> {
-    return outcome(await this.agent.resume(undefined, decisions, { signal }));
+    this.#deciding = callIds(this.agent.pending);
+    try {
+      await this.hooks.save();
+      return outcome(await this.agent.resume(undefined, decisions, { signal }));
+    } finally {
+      this.#deciding = undefined;
+    }
   }
 
   pending(): PendingCall[] {
@@ -37,21 +59,35 @@ export class AgentSession implements StrategySession {
   }
 
   checkpoint(): unknown {
-    return this.agent.saveState();
+    const state = this.agent.saveState();
+    // Only the turn decided on: a turn that waits again later is a new one, still undecided.
+    const decided = state.pending && callIds(state.pending.awaiting) === this.#deciding;
+    return decided ? ({ ...state, pending: { ...(state.pending as DecidedState["pending"]), decided: true } } satisfies DecidedState) : state;
   }
 
   restore(checkpoint: unknown): void {
-    this.agent.loadState(checkpoint as AgentState);
+    const { pending, ...rest } = checkpoint as DecidedState;
+    if (!pending?.decided) this.agent.loadState(checkpoint as AgentState);
+    else {
+      const { decided: _, ...turn } = pending;
+      this.agent.loadState({ ...rest, pending: turn });
+      this.agent.abandonPending();
+    }
+    this.hooks.restored?.(checkpoint as AgentState);
   }
 
   checklist(): Promise<Checklist | null> {
-    return this.readChecklist();
+    return this.hooks.checklist();
   }
 
   async close(): Promise<void> {
     await this.agent.close();
-    await this.onClose();
+    await this.hooks.close?.();
   }
+}
+
+function callIds(calls: readonly PendingCall[]): string {
+  return calls.map((call) => call.id).join("\n");
 }
 
 function outcome(result: RunResult): SessionOutcome {

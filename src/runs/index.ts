@@ -9,7 +9,7 @@ export type { RunSettings } from "./run-settings.js";
 export { openStores } from "./run-stores.js";
 export type { RunStores } from "./run-stores.js";
 export { RunInputError } from "./run-input-error.js";
-export { STRATEGIES } from "./strategies.js";
+export { STRATEGIES, BASELINE_STRATEGY } from "./strategies.js";
 export type { StrategyName, ModelRole, ModelsByRole } from "./strategies.js";
 export { APPROVAL_MODES } from "./approval-mode.js";
 export type { ApprovalMode } from "./approval-mode.js";

@@ -15,7 +15,7 @@ function todosSession(): AgentSession {
     "Done.",
   ]);
   const agent = new Agent({ model, plugins: [todos] });
-  return new AgentSession("todos", agent, async () => todosChecklist(todos.todos));
+  return new AgentSession("todos", agent, { checklist: async () => todosChecklist(todos.todos), save: async () => undefined });
 }
 
 describe("observeSession", () => {

@@ -14,7 +14,7 @@ import { followRunEvents, RunChanges, type FollowOptions } from "./run-events.js
 import { RunInputError } from "./run-input-error.js";
 import { mergeSettings, type RunSettings } from "./run-settings.js";
 import { checkTaskStore, openStores, type RunStores } from "./run-stores.js";
-import { checkApprovalMode, createSession, parseStrategy, type ModelsByRole, type StrategyName } from "./strategies.js";
+import { createSession, parseStrategy, type ModelsByRole, type StrategyName } from "./strategies.js";
 import type { StrategySession } from "./strategy-session.js";
 
 export type RunsOptions = {
@@ -199,7 +199,6 @@ export function openRuns(opts: RunsOptions): Runs {
     async start(start) {
       const strategy = parseStrategy(start.strategy ?? "notebook");
       const settings = mergeSettings(start.settings ?? {}, undefined);
-      checkApprovalMode(strategy, settings.approval);
       if (!start.task.trim()) throw new RunInputError("a run needs a task: say what the agent should do");
       const id = randomUUID();
       const model = typeof start.model === "string" ? start.model : start.model.id;
@@ -225,7 +224,6 @@ export function openRuns(opts: RunsOptions): Runs {
       try {
         const saved = (await stores.runs.loadSettings(id)) as RunSettings | undefined;
         settings = mergeSettings(resume.settings ?? {}, saved);
-        checkApprovalMode(strategy, settings.approval);
         // What was overridden holds from now on, for a later resume here or anywhere else.
         if (resume.settings && Object.keys(resume.settings).length > 0) await stores.runs.saveSettings(lease, settings);
       } catch (error) {

@@ -13,18 +13,21 @@ import { LLMCompiler } from "../planning/workflows/llm-compiler/llm-compiler.js"
 import { PlanAndExecute } from "../planning/workflows/plan-and-execute/plan-and-execute.js";
 import { PlanTool } from "../planning/workflows/plan-tool/plan-tool.js";
 import { Rewoo } from "../planning/workflows/rewoo/rewoo.js";
+import type { WorkflowState } from "../planning/workflows/workflow.js";
 import type { PlanStorage } from "../planning/notebook/plan-storage.js";
 import { AgentSession } from "./agent-session.js";
 import { checkpointBeforeTools } from "./checkpoint-before-tools.js";
-import { APPROVAL_MODES, type ApprovalMode } from "./approval-mode.js";
 import { planChecklist, tasksChecklist, todosChecklist } from "./checklist.js";
 import { RunInputError } from "./run-input-error.js";
 import type { StrategySession } from "./strategy-session.js";
 import { WorkflowProgress } from "./workflow-progress.js";
 import { WorkflowSession } from "./workflow-session.js";
 
+/** The planning strategies (what `stepwise run --strategy` offers). */
 export const STRATEGIES = ["notebook", "tasks", "todos", "plan-tool", "plan-execute", "rewoo", "compiler"] as const;
-export type StrategyName = (typeof STRATEGIES)[number];
+/** Plain ReAct: the same agent, tools and prompt with no planning plugin; the baseline `stepwise eval` measures the strategies against. */
+export const BASELINE_STRATEGY = "react";
+export type StrategyName = (typeof STRATEGIES)[number] | typeof BASELINE_STRATEGY;
 
 /** The part a model plays in a strategy; a real model plays them all, the offline demo has a script for each. */
 export type ModelRole = "agent" | "planner" | "executor" | "solver" | "joiner";
@@ -54,37 +57,8 @@ Work step by step, keep your plan up to date as you go, and finish with a short 
 what you did and where the results are.`;
 
 export function parseStrategy(name: string): StrategyName {
-  if ((STRATEGIES as readonly string[]).includes(name)) return name as StrategyName;
-  throw new RunInputError(`unknown strategy "${name}"; use one of: ${STRATEGIES.join(", ")}`);
-}
-
-/**
- * The `--approval` modes each strategy honours. Every strategy waits the same way, paused into its
- * saved run; what can wait differs: workflows run their steps' tools in sub-agents and workers that
- * do not pause for one call, so only the plan waits (plan-tool, plan-execute), or nothing does
- * (rewoo, compiler, which have no plan approval).
- */
-const APPROVAL_BY_STRATEGY: Record<StrategyName, readonly ApprovalMode[]> = {
-  notebook: APPROVAL_MODES,
-  tasks: APPROVAL_MODES,
-  todos: APPROVAL_MODES,
-  "plan-tool": ["none", "plan"],
-  "plan-execute": ["none", "plan"],
-  rewoo: ["none"],
-  compiler: ["none"],
-};
-
-/** Refuses, before anything runs, an approval mode the strategy would silently ignore. */
-export function checkApprovalMode(strategy: StrategyName, mode: ApprovalMode): void {
-  if (APPROVAL_BY_STRATEGY[strategy].includes(mode)) return;
-  const groups = new Map<string, StrategyName[]>();
-  for (const name of STRATEGIES) {
-    const modes = APPROVAL_BY_STRATEGY[name].join("|");
-    groups.set(modes, [...(groups.get(modes) ?? []), name]);
-  }
-  const supported = [...groups].map(([modes, names]) => `${names.join(", ")}: ${modes}`).join("; ");
-  const reason = mode === "plan" ? "it cannot pause its plan for approval" : "its workers run tools without asking";
-  throw new RunInputError(`--approval ${mode} does not work with the ${strategy} strategy (${reason}); supported modes: ${supported}`);
+  if (name === BASELINE_STRATEGY || (STRATEGIES as readonly string[]).includes(name)) return name as StrategyName;
+  throw new RunInputError(`unknown strategy "${name}"; use one of: ${[...STRATEGIES, BASELINE_STRATEGY].join(", ")}`);
 }
 
 export function createSession(strategy: StrategyName, ctx: StrategyContext): StrategySession {
@@ -100,24 +74,32 @@ export function createSession(strategy: StrategyName, ctx: StrategyContext): Str
     ...(ctx.permissions ? { permissions: ctx.permissions } : {}),
     ...(ctx.maxSteps ? { maxSteps: ctx.maxSteps } : {}),
   });
+  // Every workflow waits the way agents do: its steps' calls under the permission policy, its plans when asked.
+  const workflowApproval = { ...(ctx.permissions ? { permissions: ctx.permissions } : {}), ...(ctx.approvePlans ? { approvePlans: true } : {}) };
   switch (strategy) {
+    case "react":
+      return new AgentSession(strategy, new Agent(agentOptions([], ctx.tools)), { checklist: async () => null, save: ctx.checkpoint });
     case "notebook": {
       const notebook = new PlanNotebook({
         ...(ctx.planStorage ? { storage: ctx.planStorage() } : {}),
         planApproval: ctx.approvePlans === true,
       });
       const agent = new Agent(agentOptions([notebook], ctx.tools));
-      return new AgentSession(strategy, agent, async () => planChecklist(notebook.currentPlan));
+      return new AgentSession(strategy, agent, { checklist: async () => planChecklist(notebook.currentPlan), save: ctx.checkpoint });
     }
     case "tasks": {
       const board = new TaskBoard({ store: ctx.taskStore(), agentName: strategy });
       const agent = new Agent(agentOptions([board], ctx.tools));
-      return new AgentSession(strategy, agent, async () => tasksChecklist(await board.list()), () => board.store.close());
+      return new AgentSession(strategy, agent, {
+        checklist: async () => tasksChecklist(await board.list()),
+        save: ctx.checkpoint,
+        close: () => board.store.close(),
+      });
     }
     case "todos": {
       const todos = todoList();
       const agent = new Agent(agentOptions([todos], ctx.tools));
-      return new AgentSession(strategy, agent, async () => todosChecklist(todos.todos));
+      return new AgentSession(strategy, agent, { checklist: async () => todosChecklist(todos.todos), save: ctx.checkpoint });
     }
     case "plan-tool": {
       const planTool = new PlanTool({
@@ -125,13 +107,21 @@ export function createSession(strategy: StrategyName, ctx: StrategyContext): Str
         plannerModel: ctx.models("planner"),
         executorModel: ctx.models("executor"),
         tools: ctx.tools,
-        ...(ctx.approvePlans ? { approvePlans: true } : {}),
+        ...workflowApproval,
       });
       const agent = new Agent(agentOptions([planTool], ctx.tools));
       // The plan tool's workflow events reach the agent it is attached to.
       const progress = new WorkflowProgress();
       agent.on(progress.observe);
-      return new AgentSession(strategy, agent, async () => progress.checklist());
+      return new AgentSession(strategy, agent, {
+        checklist: async () => progress.checklist(),
+        save: ctx.checkpoint,
+        // A plan paused inside the plan call holds the steps it planned and finished before.
+        restored: (state) => {
+          const paused = Object.values(state.pending?.nested ?? {})[0]?.state as WorkflowState | undefined;
+          if (paused?.trace) progress.restore(paused.trace);
+        },
+      });
     }
     case "plan-execute":
       return new WorkflowSession(
@@ -143,7 +133,7 @@ export function createSession(strategy: StrategyName, ctx: StrategyContext): Str
             tools: ctx.tools,
             executorPlugins: () => [folding()],
             onEvent,
-            ...(ctx.approvePlans ? { approvePlans: true } : {}),
+            ...workflowApproval,
           }),
         ctx.checkpoint,
       );
@@ -157,13 +147,14 @@ export function createSession(strategy: StrategyName, ctx: StrategyContext): Str
             solverModel: ctx.models("solver"),
             tools: ctx.tools,
             onEvent,
+            ...workflowApproval,
           }),
         ctx.checkpoint,
       );
     case "compiler":
       return new WorkflowSession(
         strategy,
-        (onEvent) => new LLMCompiler({ model: ctx.models("planner"), joinerModel: ctx.models("joiner"), tools: ctx.tools, onEvent }),
+        (onEvent) => new LLMCompiler({ model: ctx.models("planner"), joinerModel: ctx.models("joiner"), tools: ctx.tools, onEvent, ...workflowApproval }),
         ctx.checkpoint,
       );
   }

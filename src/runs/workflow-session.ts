@@ -7,7 +7,8 @@ import { WorkflowProgress } from "./workflow-progress.js";
 
 /**
  * A plan-then-execute workflow as a run: it saves its state after every step (through `save`), so
- * a killed run goes on without redoing finished steps, and pauses for plan approval into that state.
+ * a killed run goes on without redoing finished steps, and pauses into that state for the user's
+ * approval of a plan or of a step's tool call.
  */
 export class WorkflowSession implements StrategySession {
   readonly #hub = new EventHub();
@@ -50,7 +51,10 @@ export class WorkflowSession implements StrategySession {
   /** A checkpoint written before workflows kept their state (`{ strategy }`) starts the run over. */
   restore(checkpoint: unknown): void {
     const state = checkpoint as Partial<WorkflowState> | null;
-    if (state && typeof state === "object" && typeof state.version === "number" && typeof state.task === "string") this.#state = checkpoint as WorkflowState;
+    if (!state || typeof state !== "object" || typeof state.version !== "number" || typeof state.task !== "string") return;
+    this.#state = checkpoint as WorkflowState;
+    // The checklist goes on from the steps done before, not from the first step after the resume.
+    if (state.trace) this.#progress.restore(state.trace);
   }
 
   async checklist(): Promise<Checklist | null> {

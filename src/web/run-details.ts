@@ -1,79 +1,157 @@
-import type { PendingCall } from "../core/approval.js";
 import type { AgentEvent } from "../core/events.js";
-import type { Checklist } from "../runs/checklist.js";
+import type { AssistantMessage, Message, ToolCall } from "../core/messages.js";
+import type { Usage } from "../core/model.js";
+import { applyRequestDelta } from "../core/request-delta.js";
+import type { ToolResult } from "../core/tool.js";
+import { estimateCostUsd } from "../models/model-prices.js";
 import "../planning/folding/folding-events.js";
-import type { LoggedEvent, RunRecord, RunStore } from "../stores/run-store.js";
-
-/** One tool call as the viewer lists it; `result` is absent while the call runs. */
-export type ToolCallEntry = {
-  id: string;
-  name: string;
-  arguments: string;
-  result?: { text: string; isError: boolean; refused: boolean };
-};
-
-/** Everything the page shows about one run, read from its logged events. */
-export type RunDetails = {
-  run: RunRecord;
-  checklist: Checklist | null;
-  /** The most recent tool calls, oldest first. */
-  toolCalls: ToolCallEntry[];
-  /** Calls waiting for the user's decision (only while the run awaits approval). */
-  pending: PendingCall[];
-  /** Context-folding notices, oldest first. */
-  folds: Extract<AgentEvent, { type: "context-folded" }>[];
-  /** The sequence number of the last event read: the page streams from here. */
-  lastSeq: number;
-};
+import "../runs/checklist.js";
+import type { LoggedEvent, RunStore } from "../stores/run-store.js";
+import { applyRunEvent, emptyDetails, type RunDetails } from "./page/run-view.js";
 
 const PAGE = 1000;
+
+/** Every logged event of a run, page by page, oldest first. */
+async function* runEvents(store: RunStore, runId: string): AsyncGenerator<LoggedEvent> {
+  let after = 0;
+  for (let page = await store.events(runId, 0, PAGE); page.length > 0; page = await store.events(runId, after, PAGE)) {
+    for (const logged of page) {
+      after = logged.seq;
+      yield logged;
+    }
+  }
+}
 
 /** Replays a run's events into what the page draws; undefined when there is no such run. */
 export async function runDetails(store: RunStore, runId: string): Promise<RunDetails | undefined> {
   const run = await store.getRun(runId);
   if (!run) return undefined;
-  const details: RunDetails = { run, checklist: null, toolCalls: [], pending: [], folds: [], lastSeq: 0 };
-  for (let page = await store.events(runId, 0, PAGE); page.length > 0; page = await store.events(runId, details.lastSeq, PAGE)) {
-    for (const logged of page) applyRunEvent(details, logged);
-  }
+  const details = emptyDetails(run);
+  for await (const logged of runEvents(store, runId)) applyRunEvent(details, logged);
   if (run.status !== "awaiting-approval") details.pending = [];
   return details;
 }
 
+/** One model call in full: the exact messages it received, where their ephemeral tail starts, and its answer. */
+export type ModelCallRecord = {
+  n: number;
+  agent: string;
+  runId?: string;
+  step: number;
+  model?: string;
+  /** Null when the call was logged before requests were recorded. */
+  messages: Message[] | null;
+  ephemeralFrom?: number;
+  toolCount: number;
+  response?: AssistantMessage;
+  usage?: Usage;
+  /** Estimated from list prices; absent for a model whose price is unknown. */
+  costUsd?: number;
+  durationMs?: number;
+};
+
 /**
- * Folds one logged event into a run's details. Self-contained on purpose (no imports, no outside
- * names): the page applies streamed events with this same function, sent as its source text.
+ * Rebuilds model call `n` (counted from 1 in log order, nested runs' calls included) from the
+ * request deltas its run logged: each run's requests form a chain, one delta after another.
  */
-export function applyRunEvent(details: RunDetails, logged: LoggedEvent): void {
-  const recentToolCalls = 30;
-  const { seq, event } = logged;
-  if (seq <= details.lastSeq) return;
-  details.lastSeq = seq;
-  switch (event.type) {
-    case "checklist-updated":
-      details.checklist = event.checklist;
-      break;
-    case "tool-start":
-      details.toolCalls.push({ id: event.call.id, name: event.call.name, arguments: event.call.arguments });
-      break;
-    case "tool-end": {
-      const result = { text: event.result.text, isError: event.result.isError, refused: event.refused };
-      const started = details.toolCalls.findLast((call) => call.id === event.call.id && !call.result);
-      if (started) started.result = result;
-      else details.toolCalls.push({ id: event.call.id, name: event.call.name, arguments: event.call.arguments, result });
-      break;
+export async function modelCallRecord(store: RunStore, runId: string, n: number): Promise<ModelCallRecord | undefined> {
+  const chains = new Map<string, Message[]>();
+  let seen = 0;
+  let record: ModelCallRecord | undefined;
+  for await (const { event } of runEvents(store, runId)) {
+    if (record) {
+      if (event.type === "model-end" && event.agent === record.agent && event.runId === record.runId && event.step === record.step) {
+        record.response = event.message;
+        record.durationMs = event.durationMs;
+        if (event.usage) {
+          record.usage = event.usage;
+          const cost = record.model === undefined ? undefined : estimateCostUsd(record.model, event.usage);
+          if (cost !== undefined) record.costUsd = cost;
+        }
+        return record;
+      }
+      continue;
     }
-    case "approval-requested":
-      details.pending = event.calls;
-      break;
-    case "run-resumed":
-      details.pending = [];
-      break;
-    case "context-folded":
-      details.folds.push(event);
-      break;
-    default:
-      break;
+    if (event.type !== "model-start") continue;
+    const key = `${event.runId ?? ""}\n${event.agent}`;
+    const messages = event.request ? applyRequestDelta(chains.get(key) ?? [], event.request) : null;
+    if (messages) chains.set(key, messages);
+    else chains.delete(key);
+    if (++seen !== n) continue;
+    record = {
+      n,
+      agent: event.agent,
+      ...(event.runId !== undefined ? { runId: event.runId } : {}),
+      step: event.step,
+      ...(event.model !== undefined ? { model: event.model } : {}),
+      messages,
+      ...(event.request?.ephemeralFrom !== undefined ? { ephemeralFrom: event.request.ephemeralFrom } : {}),
+      toolCount: event.toolCount,
+    };
   }
-  if (details.toolCalls.length > recentToolCalls) details.toolCalls.splice(0, details.toolCalls.length - recentToolCalls);
+  return record;
+}
+
+/**
+ * One tool call in full. For a file write, `fileBefore` is the file's content before it as the run
+ * itself last wrote it (null when the run had not: an added file, as far as the run knows).
+ */
+export type ToolCallRecord = { call: ToolCall; agent: string; runId?: string; result?: ToolResult; refused?: boolean; durationMs?: number; fileBefore?: string | null };
+
+/** Finds tool call `callId` (of nested run `innerRunId` when given) and what the run knew of the file it writes. */
+export async function toolCallRecord(store: RunStore, runId: string, callId: string, innerRunId?: string): Promise<ToolCallRecord | undefined> {
+  const files = new Map<string, string>();
+  let record: ToolCallRecord | undefined;
+  const matches = (event: AgentEvent): boolean => innerRunId === undefined || event.runId === innerRunId;
+  for await (const { event } of runEvents(store, runId)) {
+    if (event.type === "tool-start" && event.call.id === callId && matches(event)) record ??= opened(event, files);
+    if (event.type !== "tool-end") continue;
+    if (event.call.id === callId && matches(event)) {
+      // A refused or decided call ends without having started.
+      record ??= opened(event, files);
+      record.result = event.result;
+      record.refused = event.refused;
+      record.durationMs = event.durationMs;
+      return record;
+    }
+    if (!event.result.isError) followFile(files, event.call);
+  }
+  return record;
+}
+
+function opened(event: Extract<AgentEvent, { type: "tool-start" | "tool-end" }>, files: ReadonlyMap<string, string>): ToolCallRecord {
+  const path = writtenPath(event.call);
+  return {
+    call: event.call,
+    agent: event.agent,
+    ...(event.runId !== undefined ? { runId: event.runId } : {}),
+    ...(path !== undefined ? { fileBefore: files.get(path) ?? null } : {}),
+  };
+}
+
+function argumentsOf(call: ToolCall): Record<string, unknown> {
+  try {
+    const parsed: unknown = JSON.parse(call.arguments);
+    return typeof parsed === "object" && parsed !== null ? (parsed as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+function writtenPath(call: ToolCall): string | undefined {
+  if (call.name !== "write_file") return undefined;
+  const path = argumentsOf(call)["path"];
+  return typeof path === "string" ? path : undefined;
+}
+
+/** Keeps the content of files the run wrote, and edited after writing, as the log tells it. */
+function followFile(files: Map<string, string>, call: ToolCall): void {
+  const args = argumentsOf(call);
+  const { path, content, old_text: oldText, new_text: newText, replace_all: all } = args;
+  if (typeof path !== "string") return;
+  if (call.name === "write_file" && typeof content === "string") files.set(path, content);
+  if (call.name === "edit_file" && typeof oldText === "string" && typeof newText === "string") {
+    const known = files.get(path);
+    if (known !== undefined) files.set(path, all === true ? known.split(oldText).join(newText) : known.replace(oldText, () => newText));
+  }
 }

@@ -115,12 +115,24 @@ describe("the viewer's JSON endpoints", () => {
     expect((await get("/elsewhere")).status).toBe(404);
   });
 
-  it("serves the page, its module and its stylesheet", async () => {
+  it("serves the page and its built module with every module that one imports, and nothing else of the package", async () => {
     const page = await fetch(viewer.url);
-    expect(await page.text()).toContain('<script type="module" src="/assets/viewer.js">');
-    const script = await fetch(new URL("/assets/viewer.js", viewer.url));
-    expect(script.headers.get("content-type")).toMatch(/javascript/);
-    expect(await script.text()).toContain("function layoutDependencyGraph(");
+    expect(await page.text()).toContain('<script type="module" src="/assets/web/page/main.js">');
+    const served = new Set<string>();
+    const visit = async (url: URL): Promise<void> => {
+      if (served.has(url.pathname)) return;
+      served.add(url.pathname);
+      const script = await fetch(url);
+      expect(script.status, url.pathname).toBe(200);
+      expect(script.headers.get("content-type")).toMatch(/javascript/);
+      for (const match of (await script.text()).matchAll(/^import [^;]*?from "([^"]+)"/gm)) await visit(new URL(match[1]!, url));
+    };
+    await visit(new URL("/assets/web/page/main.js", viewer.url));
+    expect(served).toContain("/assets/web/page/timeline-view.js");
+    expect(served).toContain("/assets/models/model-prices.js");
+    for (const path of ["/assets/web/viewer-server.js", "/assets/web/page/../viewer-server.js", "/assets/runs/runs.js", "/assets/web/page/main.js.map"]) {
+      expect((await fetch(new URL(path, viewer.url))).status, path).toBe(404);
+    }
   });
 });
 
@@ -409,7 +421,7 @@ describe("who may use the viewer", () => {
     const guarded = await startViewer({ runs, host: "0.0.0.0", port: 0, token: "s3cret" });
     try {
       const base = guarded.url.replace("0.0.0.0", "127.0.0.1");
-      for (const path of ["/", "/runs", "/assets/viewer.js"]) expect((await fetch(new URL(path, base))).status).toBe(401);
+      for (const path of ["/", "/runs", "/assets/web/page/main.js"]) expect((await fetch(new URL(path, base))).status).toBe(401);
       expect((await fetch(new URL("/runs?token=wrong", base))).status).toBe(401);
       expect((await fetch(new URL("/runs", base), { headers: { cookie: "stepwise_ui_token=wrong" } })).status).toBe(401);
 

@@ -1,11 +1,13 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { boundedQuote } from "../core/bounded-quote.js";
 import type { Runs } from "../runs/runs.js";
 import { RunBusyError, type RunRecord } from "../stores/run-store.js";
 import { PAGE_HTML } from "./page-html.js";
-import { PAGE_SCRIPT } from "./page-script.js";
 import { PAGE_CSS } from "./page-style.js";
-import { runDetails } from "./run-details.js";
+import { pageModule } from "./page-modules.js";
+import { modelCallRecord, runDetails, toolCallRecord } from "./run-details.js";
+import { matchesRunFilter, parseRunFilter, RunFilterError } from "./run-filter.js";
 import { RunEventStreams, type EventStreamStat } from "./run-event-stream.js";
 import { decisionsBodySchema, RunResumer, toDecisions } from "./run-resumer.js";
 import { viewerAccess } from "./viewer-access.js";
@@ -34,12 +36,13 @@ export type Viewer = {
 
 const ASSETS: Record<string, { type: string; body: string }> = {
   "/": { type: "text/html; charset=utf-8", body: PAGE_HTML },
-  "/assets/viewer.js": { type: "text/javascript; charset=utf-8", body: PAGE_SCRIPT },
   "/assets/viewer.css": { type: "text/css; charset=utf-8", body: PAGE_CSS },
   "/favicon.ico": { type: "image/svg+xml", body: '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><path d="M3 8l3 3 7-7" stroke="#2a7" stroke-width="2.5" fill="none"/></svg>' },
 };
 const MAX_BODY_BYTES = 1 << 20;
 const RUNS_LISTED = 200;
+/** The newest runs a filter looks through. */
+const RUNS_FILTERED = 2000;
 
 class HttpProblem extends Error {
   constructor(
@@ -69,7 +72,9 @@ const summary = (run: RunRecord): RunSummary => ({
  * PostgreSQL shared by every machine). Runs are read as any process records them; a run paused for
  * approval is continued here when the user decides on the page or through the API.
  *
- * The API: `GET /api/runs`, `GET /api/runs/:id`, `GET /api/runs/:id/events` (Server-Sent Events),
+ * The API: `GET /api/runs` (filtered by `status`, `strategy`, `model`, `q`), `GET /api/runs/:id`,
+ * `GET /api/runs/:id/events` (Server-Sent Events), `GET /api/runs/:id/calls/:n` (model call n as it was
+ * sent), `GET /api/runs/:id/tool-calls/:callId` (`?run=` for a nested run's call),
  * `POST /api/runs/:id/decisions`. The page uses the same routes without the `/api` prefix.
  */
 export async function startViewer(opts: ViewerOptions): Promise<Viewer> {
@@ -78,20 +83,47 @@ export async function startViewer(opts: ViewerOptions): Promise<Viewer> {
   const resumer = new RunResumer(runs);
   const streams = new RunEventStreams(runs, { maxStreams: opts.maxStreams ?? 64, stallMs: opts.streamStallMs ?? 30_000 });
 
-  const routes = async (req: IncomingMessage, res: ServerResponse, path: string): Promise<unknown> => {
+  const listRuns = async (query: URLSearchParams) => {
+    let filter;
+    try {
+      filter = parseRunFilter(query);
+    } catch (error) {
+      if (error instanceof RunFilterError) throw new HttpProblem(400, error.message);
+      throw error;
+    }
+    if (Object.keys(filter).length === 0) return runs.list(RUNS_LISTED);
+    return (await runs.list(RUNS_FILTERED)).filter((run) => matchesRunFilter(run, filter)).slice(0, RUNS_LISTED);
+  };
+
+  const routes = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<unknown> => {
+    const path = url.pathname;
     const asset = req.method === "GET" ? ASSETS[path] : undefined;
-    if (asset) {
-      res.writeHead(200, { "content-type": asset.type, "cache-control": "no-cache" });
-      res.end(asset.body);
+    const module = req.method === "GET" && !asset ? await pageModule(path) : undefined;
+    if (asset || module !== undefined) {
+      res.writeHead(200, { "content-type": asset?.type ?? "text/javascript; charset=utf-8", "cache-control": "no-cache" });
+      res.end(asset?.body ?? module);
       return undefined;
     }
-    if (req.method === "GET" && path === "/runs") return runs.list(RUNS_LISTED);
-    if (req.method === "GET" && path === "/api/runs") return (await runs.list(RUNS_LISTED)).map(summary);
-    const match = /^(\/api)?\/runs\/([^/]+)(\/plans|\/events|\/decisions)?$/.exec(path);
+    if (req.method === "GET" && path === "/runs") return listRuns(url.searchParams);
+    if (req.method === "GET" && path === "/api/runs") return (await listRuns(url.searchParams)).map(summary);
+    const match = /^(\/api)?\/runs\/([^/]+)(\/plans|\/events|\/decisions|\/calls\/([^/]+)|\/tool-calls\/([^/]+))?$/.exec(path);
     if (!match) throw new HttpProblem(404, `nothing at ${path}`);
-    const runId = decodeURIComponent(match[2] ?? "");
+    const runId = decoded(match[2] ?? "");
     if (!(await runs.get(runId))) throw new HttpProblem(404, `no run ${runId}`);
     const part = match[3];
+    if (req.method === "GET" && match[4] !== undefined) {
+      const n = Number(match[4]);
+      if (!Number.isInteger(n) || n < 1) throw new HttpProblem(400, `model calls are numbered from 1; ${boundedQuote(decoded(match[4]))} is not such a number`);
+      const call = await modelCallRecord(runs.stores.runs, runId, n);
+      if (!call) throw new HttpProblem(404, `run ${runId} has no model call ${n}`);
+      return call;
+    }
+    if (req.method === "GET" && match[5] !== undefined) {
+      const callId = decoded(match[5]);
+      const call = await toolCallRecord(runs.stores.runs, runId, callId, url.searchParams.get("run") ?? undefined);
+      if (!call) throw new HttpProblem(404, `run ${runId} has no tool call ${boundedQuote(callId)}`);
+      return call;
+    }
     if (req.method === "POST" && part === "/decisions") return decide(req, runId);
     if (req.method !== "GET") throw new HttpProblem(405, `${req.method ?? "?"} is not allowed on ${path}`);
     if (part === "/plans") {
@@ -142,9 +174,9 @@ export async function startViewer(opts: ViewerOptions): Promise<Viewer> {
   const server = createServer((req, res) => {
     const refusal = access.refusal(req, res);
     if (refusal) return sendJson(res, refusal.status, { error: refusal.message });
-    const path = new URL(req.url ?? "/", "http://viewer").pathname;
+    const url = new URL(req.url ?? "/", "http://viewer");
     Promise.resolve()
-      .then(() => routes(req, res, path))
+      .then(() => routes(req, res, url))
       .then((body) => {
         if (body !== undefined) sendJson(res, req.method === "POST" ? 202 : 200, body);
       })
@@ -191,6 +223,15 @@ function checkSameOrigin(req: IncomingMessage): void {
   const origin = req.headers.origin;
   if (origin !== undefined && hostOf(origin) !== req.headers.host) {
     throw new HttpProblem(403, "decisions are only taken from the viewer's own page");
+  }
+}
+
+/** A path segment, unescaped; a malformed escape is the client's mistake, not the server's. */
+function decoded(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new HttpProblem(400, `${boundedQuote(segment)} is not a validly escaped path segment`);
   }
 }
 

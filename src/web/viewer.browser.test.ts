@@ -2,14 +2,15 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Writable } from "node:stream";
-import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { chromium, type BrowserContext, type Locator, type Page } from "playwright-core";
 import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, it } from "vitest";
 import { runCommand } from "../cli/run-command.js";
 import { modelsFor } from "../cli/model-option.js";
 import { openRuns, type Runs } from "../runs/runs.js";
 import { startViewer, type Viewer } from "./viewer-server.js";
 
-// The page in a real browser: Debian's Chromium, headless, offline, with a fresh profile.
+// The page in a real browser: Debian's Chromium, headless, offline, with a fresh profile. The viewer serves
+// the page module built to dist/ (src/web/page): run `npm run build` first, as `npm test` does.
 const CHROMIUM = "/usr/bin/chromium";
 const CHROMIUM_ARGS = [
   "--no-sandbox",
@@ -64,8 +65,14 @@ afterEach(async () => {
   rmSync(home, { recursive: true, force: true });
 });
 
-function startRun(strategy: string, model: string, approval = "none"): Promise<number> {
-  return runCommand("Survey the workspace and write report.md", { strategy, model, workspace, database, approval }, { stdout: quiet(), stderr: quiet() });
+function startRun(strategy: string, model: string, approval = "none", task = "Survey the workspace and write report.md"): Promise<number> {
+  return runCommand(task, { strategy, model, workspace, database, approval }, { stdout: quiet(), stderr: quiet() });
+}
+
+/** A drawn box's geometry, in the SVG's own units. */
+async function box(locator: Locator): Promise<{ x: number; y: number; width: number }> {
+  const [x, y, width] = await Promise.all(["x", "y", "width"].map(async (name) => Number(await locator.getAttribute(name))));
+  return { x: x!, y: y!, width: width! };
 }
 
 async function waitForRunId(): Promise<string> {
@@ -92,7 +99,7 @@ describe("the plan viewer in Chromium", () => {
     const shot = join(home, "viewer.png");
     await page.screenshot({ path: shot });
     if (SCREENSHOT) copyFileSync(shot, SCREENSHOT);
-    await page.locator("#tool-calls li", { hasText: "list_dir" }).first().waitFor();
+    await page.locator('#tool-calls details[data-name="list_dir"]').first().waitFor();
 
     expect(await running).toBe(0);
     await page.locator('#run-header [data-run-status="finished"]').waitFor();
@@ -146,5 +153,68 @@ describe("the plan viewer in Chromium", () => {
     await page.locator('#run-header [data-run-status="finished"]').waitFor();
     await page.locator("#answer", { hasText: "wrote report.md" }).waitFor();
     expect(page.url()).toBe(`${base}#run=${runId}`);
+  });
+
+  it("draws a finished compiler run's parallel tasks as overlapping bars in the timeline, and opens a written file as a diff", async () => {
+    expect(await startRun("compiler", "scripted:demo")).toBe(0);
+    const runId = await waitForRunId();
+    await page.goto(`${viewer.url}#run=${runId}`);
+
+    const reads = page.locator('svg.timeline rect[data-kind="tool"][data-name="read_file"]');
+    await reads.first().waitFor();
+    expect(await reads.count()).toBe(2);
+    const [a, b] = [await box(reads.nth(0)), await box(reads.nth(1))];
+    // Both reads ran at once: their spans overlap on the time axis, so they sit in lanes of their own.
+    expect(a.x < b.x + b.width && b.x < a.x + a.width).toBe(true);
+    expect(a.y).not.toBe(b.y);
+    expect(await page.locator('svg.timeline rect[data-kind="model"]').count()).toBeGreaterThan(0);
+    // The workflow's own tool calls reach the page.
+    expect(await page.locator('#tool-calls details[data-name="read_file"]').count()).toBe(2);
+    // Graph and checklist labels read as words, not JSON.
+    await page.locator("#checklist .label", { hasText: "write_file: report.md" }).waitFor();
+
+    await page.locator('svg.timeline rect[data-name="write_file"]').click();
+    const diff = page.locator("#tool-call .diff");
+    await diff.filter({ hasText: "report.md: new file" }).waitFor();
+    expect(await diff.locator(".add", { hasText: "# Workspace report" }).count()).toBe(1);
+    expect(await diff.locator(".del").count()).toBe(0);
+  });
+
+  it("opens a notebook run's model call to the exact messages it received, its plan hint marked as the ephemeral tail", async () => {
+    expect(await startRun("notebook", "scripted:demo")).toBe(0);
+    const runId = await waitForRunId();
+    await page.goto(`${viewer.url}#run=${runId}`);
+
+    await page.locator('#model-calls tr[data-n="2"] button').click();
+    const call = page.locator('#model-call[data-n="2"]');
+    await call.waitFor();
+    const tail = call.locator("li.message[data-tail]");
+    expect(await tail.count()).toBe(1);
+    expect(await tail.innerText()).toContain("<system-hint>");
+    expect(await tail.innerText()).toContain("Ephemeral tail");
+    const stable = call.locator("li.message:not([data-tail])");
+    expect(await stable.first().getAttribute("data-role")).toBe("system");
+    expect(await stable.filter({ hasText: "<system-hint>" }).count()).toBe(0);
+    // The request size chart has a bar per call, and a bar opens its call too.
+    const bars = page.locator("#context-chart rect.size-bar");
+    expect(await bars.count()).toBe(await page.locator("#model-calls tbody tr").count());
+    await bars.nth(2).click();
+    await page.locator('#model-call[data-n="3"]').waitFor();
+  });
+
+  it("filters the run list by strategy and by status", async () => {
+    expect(await startRun("compiler", "scripted:demo", "none", "Compile a report")).toBe(0);
+    expect(await startRun("notebook", "scripted:demo", "plan", "Plan a report")).toBe(3);
+    await page.goto(viewer.url);
+    const listed = page.locator("nav#runs button[data-run]");
+    await expect.poll(() => listed.count()).toBe(2);
+
+    await page.locator('#run-filter select[name="strategy"]').selectOption("compiler");
+    await expect.poll(() => listed.allInnerTexts()).toEqual([expect.stringContaining("Compile a report")]);
+    await page.locator('#run-filter select[name="strategy"]').selectOption("");
+    await page.locator('#run-filter select[name="status"]').selectOption("awaiting-approval");
+    await expect.poll(() => listed.allInnerTexts()).toEqual([expect.stringContaining("Plan a report")]);
+    await page.locator('#run-filter select[name="status"]').selectOption("failed");
+    await page.locator("nav#runs", { hasText: "No run matches." }).waitFor();
   });
 });

@@ -89,7 +89,7 @@ describe("stepwise run --mcp", () => {
     const runs = openRuns({ store: database, models: () => () => scriptedModel(["booked"]), tools: cliTools(database, mcp) });
     try {
       const [run] = await runs.list(1);
-      const resumed = await runs.resume(run!.id, { c1: { action: "answer", text: `{"room": "Hopper"}` } });
+      const resumed = await runs.resume(run!.id, { "c1-q1": { action: "answer", text: `{"room": "Hopper"}` } });
       expect(await resumed.done).toMatchObject({ status: "finished", text: "booked" });
       const events = [];
       for await (const { event } of runs.events(run!.id)) if (event.type === "tool-end") events.push(event);

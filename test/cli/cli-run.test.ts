@@ -141,25 +141,20 @@ describe("exit codes", () => {
 });
 
 describe("stepwise run --approval", () => {
-  it.each([
-    ["plan-tool", "writes"],
-    ["plan-execute", "all"],
-    ["rewoo", "writes"],
-    ["compiler", "all"],
-    ["rewoo", "plan"],
-  ])("refuses %s with --approval %s, which its workers would ignore, before anything runs", async (strategy, approval) => {
-    const home = freshHome();
-    const ws = workspace(home);
-    const result = await runCli(["run", "Report", "-s", strategy, "-m", "scripted:demo", "-w", ws, "--approval", approval], { home });
-    expect(result.code).toBe(2);
-    expect(result.stderr.trim().split("\n")).toEqual([
-      `stepwise: --approval ${approval} does not work with the ${strategy} strategy (${approval === "plan" ? "it cannot pause its plan for approval" : "its workers run tools without asking"}); ` +
-        "supported modes: notebook, tasks, todos: none|writes|plan|all; plan-tool, plan-execute: none|plan; rewoo, compiler: none",
-    ]);
-    expect(result.stdout).toBe("");
-    expect(existsSync(join(ws, "report.md"))).toBe(false);
-    expect((await runCli(["run", "--resume"], { home })).stderr).toContain("there is no run to resume");
-  });
+  it.each(["plan-tool", "plan-execute", "rewoo", "compiler"])(
+    "with %s, pauses on the write under --approval writes, and writes once approved in a new process",
+    async (strategy) => {
+      const home = freshHome();
+      const ws = workspace(home);
+      const paused = await runCli(["run", "Report", "-s", strategy, "-m", "scripted:demo", "-w", ws, "--approval", "writes"], { home });
+      expect(paused.code, paused.stderr).toBe(exitCodeOf("awaiting-approval"));
+      expect(paused.stdout).toContain("waiting for approval of: write_file; state saved.");
+      expect(existsSync(join(ws, "report.md"))).toBe(false);
+      const resumed = await runCli(["run", "--resume"], { home, input: "approve\n" });
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(readFileSync(join(ws, "report.md"), "utf8")).toContain("| b.txt |");
+    },
+  );
 
   it("asks before the plan and each write; approves from scripted input", async () => {
     const home = freshHome();

@@ -12,8 +12,8 @@ export class RunProcess {
   #waiters: { match: (line: string) => boolean; resolve: (line: string) => void }[] = [];
   #stderr = "";
 
-  constructor(args: string[]) {
-    this.child = spawn(process.execPath, [SCRIPT, ...args], { stdio: ["pipe", "pipe", "pipe"] });
+  constructor(args: string[], env: NodeJS.ProcessEnv = {}) {
+    this.child = spawn(process.execPath, [SCRIPT, ...args], { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, ...env } });
     let buffer = "";
     this.child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
       buffer += chunk;

@@ -6,7 +6,9 @@
 // The run calls the tool `append` with n = 1..5, one call a turn; each call appends "n" to the log
 // file. The call n = <hold-at> prints "holding n" once its line is written and then waits for a
 // line on stdin before it returns. Every recorded event prints "event <seq> <type>"; the end prints
-// "outcome <status>", a failure "error <message>" (exit 1).
+// "outcome <status>", a failure "error <message>" (exit 1). With RUN_APPROVAL set, a started run has that
+// --approval mode, with RUN_STRATEGY that strategy (the compiler plans the first call as its one task);
+// with APPROVE_PENDING=1, a resume approves every call the run waits on.
 import { appendFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { createInterface } from "node:readline";
@@ -51,13 +53,21 @@ const runs = openRuns({
 });
 const onEvent = (event, seq) => say(`event ${seq} ${event.type}`);
 
+/** Approves the calls of the run's last approval request. */
+async function approveWaiting(runId) {
+  let calls = [];
+  for await (const { event } of runs.events(runId)) if (event.type === "approval-requested") calls = event.calls;
+  return Object.fromEntries(calls.map((call) => [call.id, { action: "approve" }]));
+}
+
 try {
   if (mode === "start") {
-    const run = await runs.start({ task: "append five numbers", strategy: "todos", model: "test:appender", settings: { workspace: dirname(logFile) }, onEvent });
+    const approval = process.env.RUN_APPROVAL ? { approval: process.env.RUN_APPROVAL } : {};
+    const run = await runs.start({ task: "append five numbers", strategy: process.env.RUN_STRATEGY ?? "todos", model: "test:appender", settings: { workspace: dirname(logFile), ...approval }, onEvent });
     say(`run ${run.id}`);
     say(`outcome ${(await run.done).status}`);
   } else if (mode === "resume") {
-    const run = await runs.resume(extra, undefined, { onEvent });
+    const run = await runs.resume(extra, process.env.APPROVE_PENDING ? await approveWaiting(extra) : undefined, { onEvent });
     say(`resumed ${run.id}`);
     say(`outcome ${(await run.done).status}`);
   } else if (mode === "work") {

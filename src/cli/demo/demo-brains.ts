@@ -1,9 +1,11 @@
 import type { ChatModel, ModelRequest } from "../../core/model.js";
 import { reactiveModel, type ScriptedTurn } from "../../models/scripted.js";
+import { TODOS_SAVED } from "../../planning/todos/write-todos-tool.js";
 import type { ModelRole, ModelsByRole } from "../../runs/strategies.js";
 import type { StrategyName } from "../../runs/strategies.js";
 import { planInHint } from "./plan-in-hint.js";
 import { readRequest, type RequestFacts } from "./request-reading.js";
+import { todosInRecitation } from "./todos-in-recitation.js";
 import { filesInListing, REPORT_PATH, reportMarkdown, summarizeRead, type FileSummary } from "./workspace-survey.js";
 
 /**
@@ -12,7 +14,7 @@ import { filesInListing, REPORT_PATH, reportMarkdown, summarizeRead, type FileSu
  * request, so a run resumed from a checkpoint picks up where it stopped.
  */
 export function demoModels(strategy: StrategyName, opts: { latencyMs?: number } = {}): ModelsByRole {
-  const brains: Partial<Record<ModelRole, (req: ModelRequest) => ScriptedTurn>> = BRAINS[strategy];
+  const brains: Partial<Record<ModelRole, (req: ModelRequest) => ScriptedTurn>> = BRAINS[strategy] ?? {};
   const models = new Map<ModelRole, ChatModel>();
   return (role) => {
     const decide = brains[role];
@@ -213,29 +215,34 @@ function tasks(req: ModelRequest): ScriptedTurn {
   return finalAnswer(true, "", others);
 }
 
-type TodoStatus = "pending" | "in_progress" | "completed";
-
-const todosWith = (statuses: readonly TodoStatus[]): ScriptedTurn => ({
-  toolCalls: [{ name: "write_todos", arguments: { todos: TASK_SUBJECTS.map((content, i) => ({ content, status: statuses[i] ?? "pending" })) } }],
-});
-
-const todosAt = (active: number): ScriptedTurn =>
-  todosWith(TASK_SUBJECTS.map((_, i) => (i < active ? "completed" : i === active ? "in_progress" : "pending")));
-
-const todos = byTurn([
-  () => todosAt(0),
-  listRoot,
-  () => todosAt(1),
-  readAll,
-  () => todosAt(2),
-  (f) => writeReport(summaries(f)),
-  // A refused or failed write stays on the list, not done.
-  (f) => (reportWrite(f).state === "refused" ? todosWith(["completed", "completed", "pending"]) : todosAt(3)),
-  (f) => {
-    const outcome = reportWrite(f);
-    return outcome.state === "refused" ? finalAnswer(false, outcome.why) : finalAnswer(true);
-  },
-]);
+/**
+ * The todo-list brain follows write_todos' description: it creates the list with `todos` once, then
+ * sends only changes, `updates` by the ids the recitation shows. It decides from the recited list and
+ * the tools' answers, so a refused report write goes back to pending, not completed, and the answer
+ * says so; a write_todos call that was not saved (refused, or rejected by the user) ends the run with its reason.
+ */
+function todos(req: ModelRequest): ScriptedTurn {
+  const facts = readRequest(req);
+  const saved = facts.lastResult("write_todos");
+  if (saved !== undefined && saved !== TODOS_SAVED) return `I stopped: write_todos answered: ${quoted(saved)}`;
+  const list = todosInRecitation(req);
+  if (list === null) {
+    const items = TASK_SUBJECTS.map((content, i) => ({ content, status: i === 0 ? "in_progress" : "pending" }));
+    return call("write_todos", { todos: items });
+  }
+  const idOf = (subject: string) => list.find((item) => item.content === subject)?.id ?? "";
+  const updates = (changes: [string, string][]) => call("write_todos", { updates: Object.fromEntries(changes.map(([subject, status]) => [idOf(subject), status])) });
+  const outcome = reportWrite(facts);
+  const active = list.find((item) => item.status === "in_progress")?.content;
+  if (active === SURVEY) return facts.lastResult("list_dir") === undefined ? listRoot() : updates([[SURVEY, "completed"], [READ, "in_progress"]]);
+  if (active === READ) return surveyAndRead(facts) ?? updates([[READ, "completed"], [WRITE, "in_progress"]]);
+  if (active === WRITE) {
+    if (outcome.state === "untried") return writeReport(summaries(facts));
+    // A refused or failed write stays on the list, not done.
+    return updates([[WRITE, outcome.state === "written" ? "completed" : "pending"]]);
+  }
+  return outcome.state === "refused" ? finalAnswer(false, outcome.why) : finalAnswer(true);
+}
 
 /** Summaries travel between sub-agents as text: one `- path: N lines; first line: …` line per file. */
 const SUMMARY_LINE = /^- (.+?): (\d+) lines; first line: (.*)$/gm;
@@ -381,7 +388,8 @@ const compiler = {
   },
 };
 
-const BRAINS: Record<StrategyName, Partial<Record<ModelRole, (req: ModelRequest) => ScriptedTurn>>> = {
+// The demo shows the planning strategies; the plain ReAct baseline has no script of its own.
+const BRAINS: Partial<Record<StrategyName, Partial<Record<ModelRole, (req: ModelRequest) => ScriptedTurn>>>> = {
   notebook: { agent: notebook },
   tasks: { agent: tasks },
   todos: { agent: todos },

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../core/agent.js";
 import { scriptedModel, type ScriptedTurn } from "../../models/scripted.js";
-import { todoList } from "./todo-list.js";
+import { todoList, type TodoListOptions } from "./todo-list.js";
+import { TODOS_SAVED } from "./write-todos-tool.js";
 
 const call = (args: unknown): ScriptedTurn => ({ toolCalls: [{ name: "write_todos", arguments: args }] });
 const three = {
@@ -12,73 +13,98 @@ const three = {
   ],
 };
 
-async function run(turns: ScriptedTurn[], opts = {}) {
+async function run(turns: ScriptedTurn[], opts: TodoListOptions = {}) {
   const model = scriptedModel([...turns, "ok"]);
-  const todos = todoList({ ids: true, ...opts });
+  const todos = todoList(opts);
   const agent = new Agent({ model, plugins: [todos] });
   await agent.run("go");
   const results = agent.memory.filter((m) => m.role === "tool").map((m) => m.content);
-  return { todos, results, model, agent };
+  return { todos, results, model };
 }
 
-describe("todo ids and the patch form", () => {
-  it("updates single items by id, leaving the rest untouched", async () => {
-    const { todos, results, model } = await run([
-      call(three),
-      call({ updates: [{ id: 1, status: "completed" }, { id: 2, status: "in_progress" }] }),
-    ]);
-    expect(results).toEqual(["Saved.", "Saved."]);
+describe("todo ids and the patch form (on by default)", () => {
+  it("changes only the items `updates` names, by the ids the recitation shows", async () => {
+    const { todos, results, model } = await run([call(three), call({ updates: { "1": "completed", "#2": "in_progress" } })]);
+    expect(model.requests[1]?.messages.at(-1)?.content).toContain("in_progress:\n#1 A\npending:\n#2 B\n#3 C");
+    expect(results).toEqual([TODOS_SAVED, TODOS_SAVED]);
     expect(todos.todos).toEqual([
       { content: "A", status: "completed" },
       { content: "B", status: "in_progress" },
       { content: "C", status: "pending" },
     ]);
-    expect(model.requests[2]?.messages.at(-1)?.content).toContain("#2 [in_progress] B");
+    expect(model.requests[2]?.messages.at(-1)?.content).toContain("completed:\n#1 A\nin_progress:\n#2 B\npending:\n#3 C");
   });
 
-  it("keeps ids stable through a full replacement that reorders, renames and adds items", async () => {
+  it("keeps the ids of unchanged items through a complete list that reorders, drops and adds", async () => {
     const { model } = await run([
       call(three),
-      call({
-        todos: [
-          { id: 3, content: "C, renamed", status: "pending" },
-          { content: "A", status: "in_progress" },
-          { content: "D", status: "pending" },
-        ],
-      }),
+      call({ todos: [{ content: "C", status: "pending" }, { content: "A", status: "in_progress" }, { content: "D", status: "pending" }] }),
     ]);
-    const tail = model.requests[2]?.messages.at(-1)?.content ?? "";
-    expect(tail).toMatch(/#3 \[pending\] C, renamed\n#1 \[in_progress\] A\n#4 \[pending\] D/);
+    expect(model.requests[2]?.messages.at(-1)?.content).toContain("pending:\n#3 C\nin_progress:\n#1 A\npending:\n#4 D");
   });
 
-  it("answers an unknown id or a doubled id with an error naming the ids in the list", async () => {
+  it("matches items by content when a complete list carries ids, as a model copying the recitation may send", async () => {
+    const { model, results } = await run([
+      call(three),
+      call({ todos: [{ id: 2, content: "B", status: "in_progress" }, { id: 1, content: "A", status: "completed" }] }),
+    ]);
+    expect(results[1]).toBe(TODOS_SAVED);
+    expect(model.requests[2]?.messages.at(-1)?.content).toContain("in_progress:\n#2 B\ncompleted:\n#1 A\n</todo-list>");
+  });
+
+  it("answers an unknown id with the ids in the list, applying nothing", async () => {
+    const { results, todos } = await run([
+      call({ updates: { "1": "completed" } }),
+      call(three),
+      call({ updates: { "2": "completed", "9": "completed" } }),
+      call({ updates: { first: "completed" } }),
+    ]);
+    expect(results[0]).toBe("Not applied: no item has id #1 (ids in the list: none yet). Use an id from the list, or send the complete list in `todos` to add items.");
+    expect(results[2]).toMatch(/^Not applied: no item has id #9 \(ids in the list: #1, #2, #3\)/);
+    expect(results[3]).toMatch(/^Not applied: no item has id "first" \(ids in the list: #1, #2, #3\)/);
+    expect(todos.todos.map((t) => t.status)).toEqual(["in_progress", "pending", "pending"]);
+  });
+
+  it("names at most twenty ids, and bounds an unknown id it repeats", async () => {
+    const many = { todos: Array.from({ length: 30 }, (_, i) => ({ content: `step ${i + 1}`, status: "pending" })) };
+    const { results } = await run([call(many), call({ updates: { [`x${"y".repeat(5_000)}`]: "completed" } })]);
+    expect(results[1]).toContain("#1, #2,");
+    expect(results[1]).toContain("#20, and 10 more)");
+    expect(results[1]).not.toContain("#21");
+    expect(results[1]?.length).toBeLessThan(400);
+  });
+
+  it("refuses an unknown status, an id named twice, an empty patch, and both forms at once, naming what is accepted", async () => {
     const { results, todos } = await run([
       call(three),
-      call({ updates: [{ id: 9, status: "completed" }] }),
-      call({ updates: [{ id: 1, status: "completed" }, { id: 1, status: "pending" }] }),
-      call({ todos: [], updates: [] }),
+      call({ updates: { "1": "done" } }),
+      call({ updates: { "1": "completed", "#1": "pending" } }),
+      call({ updates: {} }),
+      call({ ...three, updates: { "1": "completed" } }),
     ]);
-    expect(results[1]).toMatch(/No item has id #9 \(ids in the list: #1, #2, #3\)/);
-    expect(results[2]).toMatch(/#1 appears twice/);
-    expect(results[3]).toMatch(/either `todos`.*or `updates`/);
+    expect(results[1]).toBe('Not applied: "done" for item #1 is not a status; use pending, in_progress, completed.');
+    expect(results[2]).toMatch(/names item #1 twice/);
+    expect(results[3]).toMatch(/`updates` is empty; send \{id: status\}/);
+    expect(results[4]).toMatch(/either `todos`.*or `updates`/);
     expect(todos.todos[0]?.status).toBe("in_progress");
   });
 
+  it("refuses an item without content, and trims what it keeps", async () => {
+    const { results, todos } = await run([call({ todos: [{ content: "  A  ", status: "pending" }, { content: " ", status: "pending" }] }), call({ todos: [{ content: " A ", status: "pending" }] })]);
+    expect(results[0]).toMatch(/item 2 of `todos` has no content/);
+    expect(todos.todos).toEqual([{ content: "A", status: "pending" }]);
+  });
+
   it("checks transitions in the patch form too", async () => {
-    const { results } = await run([call(three), call({ updates: [{ id: 3, status: "completed" }] })], { checkTransitions: true });
+    const { results } = await run([call(three), call({ updates: { "3": "completed" } })], { checkTransitions: true });
     expect(results[1]).toMatch(/"C" would become completed without having been in_progress/);
   });
 
-  it("accepts an id sent as a string of digits", async () => {
-    const { todos } = await run([call(three), call({ updates: [{ id: "1", status: "completed" }] })]);
-    expect(todos.todos[0]?.status).toBe("completed");
-  });
-
-  it("offers the patch form only when ids are on", () => {
-    const withIds = todoList({ ids: true }).tools?.()[0]?.parameters as { properties: object };
-    const plain = todoList().tools?.()[0]?.parameters as { properties: object; required: string[] };
-    expect(Object.keys(withIds.properties)).toEqual(["todos", "updates"]);
-    expect(Object.keys(plain.properties)).toEqual(["todos"]);
-    expect(plain.required).toEqual(["todos"]);
+  it("offers the patch form only with ids on, and by default only while the list is recited", () => {
+    const props = (opts: TodoListOptions) => Object.keys((todoList(opts).tools?.()[0]?.parameters as { properties: object }).properties);
+    expect(props({})).toEqual(["todos", "updates"]);
+    expect(props({ ids: false })).toEqual(["todos"]);
+    expect(props({ recite: false })).toEqual(["todos"]);
+    expect(props({ recite: false, ids: true })).toEqual(["todos", "updates"]);
   });
 });

@@ -6,6 +6,7 @@ import { defineTool } from "../../core/tool.js";
 import { scriptedModel } from "../../models/scripted.js";
 import type { Todo } from "./todo.js";
 import { todoList } from "./todo-list.js";
+import { TODOS_SAVED } from "./write-todos-tool.js";
 
 const readFile = defineTool({
   name: "read_file",
@@ -52,10 +53,10 @@ describe("todoList", () => {
     const lastMessages = model.requests.map((req) => req.messages.at(-1)?.content ?? "");
     expect(lastMessages[0]).toBe("migrate the logger");
     expect(lastMessages[1]).not.toContain("<todo-list>");
-    for (const text of lastMessages.slice(2, 4)) expect(text).toContain("[in_progress] Find the old logger calls");
+    for (const text of lastMessages.slice(2, 4)) expect(text).toContain("in_progress:\n#1 Find the old logger calls");
     for (const text of lastMessages.slice(4)) {
-      expect(text).toContain("[completed] Find the old logger calls");
-      expect(text).toContain("[in_progress] Migrate each file");
+      expect(text).toContain("completed:\n#1 Find the old logger calls");
+      expect(text).toContain("in_progress:\n#2 Migrate each file");
     }
     expect(model.requests.every((req) => req.messages.filter((m) => m.content.includes("<todo-list>")).length <= 1)).toBe(true);
     expect(agent.memory.some((m) => m.content.includes("<todo-list>"))).toBe(false);
@@ -66,7 +67,7 @@ describe("todoList", () => {
     const agent = new Agent({ model, plugins: [todoList()] });
     await agent.run("go");
     const result = agent.memory.find((m) => m.role === "tool");
-    expect(result?.content).toBe("Saved.");
+    expect(result?.content).toBe(TODOS_SAVED);
   });
 
   it("does not recite when recitation is turned off", async () => {
@@ -74,7 +75,7 @@ describe("todoList", () => {
     const agent = new Agent({ model, plugins: [todoList({ recite: false })] });
     await agent.run("go");
     expect(model.requests[1]?.messages.some((m) => m.content.includes("<todo-list>"))).toBe(false);
-    expect(model.requests[1]?.tools[0]?.description).not.toMatch(/shown to you/);
+    expect(model.requests[1]?.tools[0]?.description).not.toMatch(/`updates`/);
   });
 
   it("emits todos-updated with the new list after each applied write", async () => {
@@ -110,7 +111,7 @@ describe("todoList", () => {
     expect(restored.todos).toEqual(plan);
     expect(second.saveState()).toEqual(saved);
     await second.run("continue");
-    expect(model.requests[0]?.messages.at(-1)?.content).toContain("[in_progress] Find the old logger calls");
+    expect(model.requests[0]?.messages.at(-1)?.content).toContain("in_progress:\n#1 Find the old logger calls");
   });
 
   it("refuses a saved state that is not its own, with a clear error", () => {

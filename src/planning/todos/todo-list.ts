@@ -20,7 +20,10 @@ export interface TodoListOptions {
   recite?: boolean;
   /** Refuse a write that completes an item never shown in progress (default false). */
   checkTransitions?: boolean;
-  /** Give items stable ids and accept `updates` to single items beside full replacement (default false). */
+  /**
+   * Show items with stable ids and accept `updates`, new statuses by id, beside the complete list, so
+   * a model sends only what changed (default: on when the list is recited, where the model reads the ids).
+   */
   ids?: boolean;
 }
 
@@ -36,14 +39,13 @@ type TodoState = { version: number; todos: StoredTodo[]; nextId: number };
  */
 export function todoList(opts: TodoListOptions = {}): TodoList {
   const recite = opts.recite ?? true;
-  const ids = opts.ids ?? false;
+  const ids = opts.ids ?? recite;
   const hosts = new PluginHosts();
   let items: StoredTodo[] = [];
   let nextId = 1;
 
   const tool = writeTodosTool({
     ids,
-    recited: recite,
     apply(write) {
       const revision = reviseTodos(items, write, { nextId, checkTransitions: opts.checkTransitions ?? false });
       if ("error" in revision) return revision.error;

@@ -1,17 +1,22 @@
+import { boundedQuote } from "../../core/bounded-quote.js";
 import { checkTransitions, type TodoChange } from "./transition-check.js";
-import type { StoredTodo, TodoStatus } from "./todo.js";
+import { TODO_STATUSES, type StoredTodo, type TodoStatus } from "./todo.js";
 
-/** What one write_todos call asks for: the complete list, or (with ids on) changes to single items. */
+/** What one write_todos call asks for: the complete list, or (with ids on) new statuses of items by id. */
 export type TodoWrite = {
-  todos?: { id?: number | undefined; content: string; status: TodoStatus }[] | undefined;
-  updates?: { id: number; content?: string | undefined; status?: TodoStatus | undefined }[] | undefined;
+  todos?: { content: string; status: TodoStatus }[] | undefined;
+  updates?: Record<string, string> | undefined;
 };
 
 export type Revision = { items: StoredTodo[]; nextId: number } | { error: string };
 
+/** How many ids an error names at most: the list may be long, and the model needs a few to go on. */
+const IDS_NAMED = 20;
+
 /**
- * Turns the current list and one write into the next list. Items keep their id (and whether they
- * were ever in progress) across writes: by the id the model sent, else by identical content.
+ * Turns the current list and one write into the next list, or refuses the whole write. Items keep
+ * their id (and whether they were ever in progress) across writes: by the id an update names, and
+ * through a complete list by identical content.
  */
 export function reviseTodos(
   current: readonly StoredTodo[],
@@ -19,9 +24,9 @@ export function reviseTodos(
   opts: { nextId: number; checkTransitions: boolean },
 ): Revision {
   if ((write.todos === undefined) === (write.updates === undefined)) {
-    return { error: "Send either `todos` (the complete list) or `updates` (changes to items by id), not both and not neither." };
+    return { error: "Not applied: send either `todos` (the complete list) or `updates` ({id: status} for the items that change), not both and not neither." };
   }
-  const changes = write.todos ? replaceAll(current, write.todos) : patch(current, write.updates ?? []);
+  const changes = write.todos ? replaceAll(current, write.todos) : patch(current, write.updates ?? {});
   if ("error" in changes) return changes;
   if (opts.checkTransitions) {
     const refusal = checkTransitions(changes);
@@ -40,35 +45,51 @@ export function reviseTodos(
 function replaceAll(current: readonly StoredTodo[], todos: NonNullable<TodoWrite["todos"]>): TodoChange[] | { error: string } {
   const unmatched = new Set(current);
   const changes: TodoChange[] = [];
-  for (const { id, content, status } of todos) {
-    let before: StoredTodo | undefined;
-    if (id !== undefined) {
-      before = current.find((item) => item.id === id);
-      if (!before) return { error: unknownId(id, current) };
-      if (!unmatched.has(before)) return { error: `Item #${id} appears twice in \`todos\`; list each item once.` };
-    } else {
-      before = [...unmatched].find((item) => item.content === content);
-    }
+  for (const [index, todo] of todos.entries()) {
+    const content = todo.content.trim();
+    if (content === "") return { error: `Not applied: item ${index + 1} of \`todos\` has no content; say what the step is in a few words.` };
+    const before = [...unmatched].find((item) => item.content === content);
     if (before) unmatched.delete(before);
-    changes.push({ before, after: { content, status } });
+    changes.push({ before, after: { content, status: todo.status } });
   }
   return changes;
 }
 
 function patch(current: readonly StoredTodo[], updates: NonNullable<TodoWrite["updates"]>): TodoChange[] | { error: string } {
+  const entries = Object.entries(updates);
+  if (entries.length === 0) return { error: "Not applied: `updates` is empty; send {id: status} for each item that changes." };
   const changes: TodoChange[] = current.map((item) => ({ before: item, after: { content: item.content, status: item.status } }));
+  const byId = new Map(changes.map((change) => [change.before?.id, change]));
   const seen = new Set<number>();
-  for (const update of updates) {
-    const change = changes.find(({ before }) => before?.id === update.id);
-    if (!change) return { error: unknownId(update.id, current) };
-    if (seen.has(update.id)) return { error: `Item #${update.id} appears twice in \`updates\`; send one change per item.` };
-    seen.add(update.id);
-    change.after = { content: update.content ?? change.after.content, status: update.status ?? change.after.status };
+  for (const [key, status] of entries) {
+    const id = idOf(key);
+    const change = byId.get(id);
+    if (!change) return { error: unknownId(key, current) };
+    if (seen.has(id)) return { error: `Not applied: \`updates\` names item #${id} twice; send one status per item.` };
+    seen.add(id);
+    if (!isStatus(status)) {
+      return { error: `Not applied: ${boundedQuote(status, 40)} for item #${id} is not a status; use ${TODO_STATUSES.join(", ")}.` };
+    }
+    change.after = { ...change.after, status };
   }
   return changes;
 }
 
-function unknownId(id: number, current: readonly StoredTodo[]): string {
-  const known = current.map((item) => `#${item.id}`).join(", ") || "none yet";
-  return `No item has id #${id} (ids in the list: ${known}). Use an id from the list, or send the complete list in \`todos\` to add items.`;
+/** An id as a JSON key: "3", or "#3" as the recitation shows it; NaN for anything else. */
+function idOf(key: string): number {
+  const match = /^#?(\d{1,9})$/.exec(key.trim());
+  return match ? Number(match[1]) : Number.NaN;
+}
+
+function isStatus(value: string): value is TodoStatus {
+  return (TODO_STATUSES as readonly string[]).includes(value);
+}
+
+function unknownId(key: string, current: readonly StoredTodo[]): string {
+  const id = idOf(key);
+  const named = Number.isNaN(id) ? boundedQuote(key, 20) : `#${id}`;
+  const ids = current.slice(0, IDS_NAMED).map((item) => `#${item.id}`);
+  if (current.length > IDS_NAMED) ids.push(`and ${current.length - IDS_NAMED} more`);
+  const known = ids.join(", ") || "none yet";
+  return `Not applied: no item has id ${named} (ids in the list: ${known}). Use an id from the list, or send the complete list in \`todos\` to add items.`;
 }

@@ -47,16 +47,13 @@ describe("todoList units of work", () => {
     ]);
   });
 
-  it("uses the ids the model sends when ids are on", async () => {
-    const { units } = await run(
-      [
-        write([{ content: "Read the log", status: "pending" }, { content: "Patch it", status: "pending" }]),
-        { toolCalls: [{ name: "write_todos", arguments: { updates: [{ id: 2, status: "in_progress" }] } }] },
-        { toolCalls: [{ name: "write_todos", arguments: { updates: [{ id: 2, content: "Patch the config", status: "completed" }] } }] },
-      ],
-      { ids: true },
-    );
-    expect(units).toEqual(["started todo:2 Patch it", "finished todo:2: Patch the config"]);
+  it("uses the ids the model sends in `updates`", async () => {
+    const { units } = await run([
+      write([{ content: "Read the log", status: "pending" }, { content: "Patch the config", status: "pending" }]),
+      { toolCalls: [{ name: "write_todos", arguments: { updates: { "2": "in_progress" } } }] },
+      { toolCalls: [{ name: "write_todos", arguments: { updates: { "2": "completed" } } }] },
+    ]);
+    expect(units).toEqual(["started todo:2 Patch the config", "finished todo:2: Patch the config"]);
   });
 
   it("finishes an item in progress that goes back to pending or leaves the list, saying so", async () => {

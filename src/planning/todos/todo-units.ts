@@ -4,9 +4,9 @@ import type { StoredTodo } from "./todo.js";
 
 /**
  * The `unit-start` / `unit-end` events for one write: an item is a unit while it is in
- * progress. Its unit id is the item's stable id, which the list keeps across writes by the id the
- * model sent or, with ids off, by identical content (a stable key of its content that still tells
- * two items with the same text apart). An item that leaves the list or goes back to pending while in
+ * progress. Its unit id is the item's stable id, which the list keeps across writes: by the id an
+ * update names, and through a complete list by identical content (a stable key of its content that
+ * still tells two items with the same text apart). An item that leaves the list or goes back to pending while in
  * progress is finished with an outcome saying so, so no unit stays open for ever. Finishes come
  * before starts: a write that hands over from one item to the next belongs to the next.
  */

@@ -3,6 +3,7 @@ import { Agent } from "../../core/agent.js";
 import { scriptedModel } from "../../models/scripted.js";
 import type { Todo } from "./todo.js";
 import { todoList } from "./todo-list.js";
+import { TODOS_SAVED } from "./write-todos-tool.js";
 
 const write = (todos: Todo[]) => ({ toolCalls: [{ name: "write_todos", arguments: { todos } }] });
 const pending: Todo[] = [
@@ -48,7 +49,7 @@ describe("transition checks", () => {
       ],
     ];
     const { todos, results } = await run(true, steps);
-    expect(results).toEqual(["Saved.", "Saved.", "Saved."]);
+    expect(results).toEqual([TODOS_SAVED, TODOS_SAVED, TODOS_SAVED]);
     expect(todos.every((t) => t.status === "completed")).toBe(true);
   });
 

@@ -7,25 +7,24 @@ import { writeTodosDescription } from "./write-todos-description.js";
 export const WRITE_TODOS = "write_todos";
 
 /**
- * The tool's result: a neutral acknowledgement. It does not restate the list (the recitation shows
- * it), because an echoed all-completed list reads to a model like the end of the job.
+ * The tool's result: a neutral acknowledgement, one token. It does not restate the list (the
+ * recitation shows it), because an echoed all-completed list reads to a model like the end of the job.
  */
-export const TODOS_SAVED = "Saved.";
+export const TODOS_SAVED = "Saved";
 
-const status = z.enum(TODO_STATUSES);
-const content = z.string().trim().min(1);
-const item = z.object({ content, status });
-const id = z.number().int().positive();
-
-// The description says the list is complete and ordered; the schema does not repeat it on every request.
+// The schema is sent with every request, so it carries types only: the description says what the
+// forms mean, and `reviseTodos` answers an empty item, an id not in the list or a status not known
+// with an error that names what is accepted.
+const item = z.object({ content: z.string(), status: z.enum(TODO_STATUSES) });
 const fullList = z.object({ todos: z.array(item) });
 const listWithIds = z.object({
-  todos: z.array(item.extend({ id: id.optional() })).optional(),
-  updates: z.array(z.object({ id, content: content.optional(), status: status.optional() })).optional(),
+  todos: z.array(item).optional(),
+  // {id: status}: the shortest change a model can write, and the one it writes most.
+  updates: z.object({}).catchall(z.string()).optional(),
 });
 
 /** `apply` returns the refusal the model should see, or null once the write is applied. */
-export function writeTodosTool(opts: { ids: boolean; recited: boolean; apply(write: TodoWrite): string | null }): Tool {
+export function writeTodosTool(opts: { ids: boolean; apply(write: TodoWrite): string | null }): Tool {
   const execute = (write: TodoWrite) => {
     const refusal = opts.apply(write);
     if (refusal !== null) throw new ToolError(refusal);

@@ -1,5 +1,5 @@
 import type { AgentEventInit } from "../../core/events.js";
-import type { AssistantMessage, Message } from "../../core/messages.js";
+import { cloneMessages, type AssistantMessage, type Message } from "../../core/messages.js";
 import type { ChatModel, ModelRequest, ModelResponse, ToolSpec } from "../../core/model.js";
 
 /** Where a workflow's own model calls are reported, as an agent reports its calls. */
@@ -22,7 +22,9 @@ export type ReplyOptions = {
 export async function requestReply(model: ChatModel, messages: Message[], opts: ReplyOptions = {}): Promise<AssistantMessage> {
   const request: ModelRequest = { messages, tools: opts.tools ?? [], ...(opts.signal ? { signal: opts.signal } : {}) };
   const step = opts.events?.nextModelStep() ?? 0;
-  opts.events?.emit({ type: "model-start", step, messageCount: messages.length, toolCount: request.tools.length, model: model.id });
+  // Each of a workflow's calls is a fresh conversation, logged whole.
+  const logged = { kept: 0, added: cloneMessages(messages) };
+  opts.events?.emit({ type: "model-start", step, messageCount: messages.length, toolCount: request.tools.length, model: model.id, request: logged });
   const started = Date.now();
   const response = await respond(model, request, step, opts);
   const message = { ...response.message, content: typeof response.message.content === "string" ? response.message.content : "" };

@@ -1,23 +1,27 @@
 import { describe, expect, it } from "vitest";
-import { Agent } from "../../core/agent.js";
+import type { ApprovalDecision } from "../../core/approval.js";
 import type { AgentEvent } from "../../core/events.js";
 import type { ModelRequest } from "../../core/model.js";
 import { scriptedModel } from "../../models/scripted.js";
 import { PlanAndExecute } from "./plan-and-execute/plan-and-execute.js";
-import type { PlanApprover } from "./plan-approval.js";
-import type { PlanDecision } from "./plan-review.js";
 import { PlanTool } from "./plan-tool/plan-tool.js";
+import type { Workflow, WorkflowOutcome } from "./workflow.js";
 
-/** An approver that answers from a script and remembers what it was shown. */
-function scriptedApprover(...decisions: PlanDecision[]): PlanApprover & { shown: string[][] } {
+/**
+ * Runs a workflow that pauses on its plans, answering each pause with the next decision as a user
+ * would (the saved state through JSON, as across processes); remembers the plans shown.
+ */
+async function decideEach(workflow: Workflow, task: string, ...decisions: ApprovalDecision[]): Promise<WorkflowOutcome & { shown: string[][] }> {
   const shown: string[][] = [];
-  const approve = async (plan: { task: string; steps: string[] }) => {
-    shown.push(plan.steps);
+  let outcome = await workflow.run(task);
+  while (outcome.stopReason === "awaiting-approval") {
+    const call = outcome.pending?.[0];
     const decision = decisions.shift();
-    if (!decision) throw new Error("the approver was asked more often than scripted");
-    return decision;
-  };
-  return Object.assign(approve, { shown });
+    if (!call || !decision) throw new Error("the workflow paused more often than scripted");
+    shown.push((JSON.parse(call.arguments) as { steps: string[] }).steps);
+    outcome = await workflow.run(task, { state: JSON.parse(JSON.stringify(outcome.state)) as WorkflowOutcome["state"], decisions: { [call.id]: decision } });
+  }
+  return { ...outcome, shown };
 }
 
 /** An executor that reports the step it was given, so the results show what ran. */
@@ -35,23 +39,21 @@ describe("PlanAndExecute with plan approval", () => {
   const proposal = '{"steps": ["Fetch the price", "Double it"]}';
 
   it("runs an approved plan as proposed", async () => {
-    const approve = scriptedApprover({ action: "approve" });
     const executor = echoExecutor();
-    const workflow = new PlanAndExecute({ model: scriptedModel([proposal]), executorModel: executor, replan: false, approvePlan: approve });
-    const { trace } = await workflow.run("Twice the price?");
-    expect(approve.shown).toEqual([["Fetch the price", "Double it"]]);
+    const workflow = new PlanAndExecute({ model: scriptedModel([proposal]), executorModel: executor, replan: false, approvePlans: true });
+    const { trace, shown } = await decideEach(workflow, "Twice the price?", { action: "approve" });
+    expect(shown).toEqual([["Fetch the price", "Double it"]]);
     expect(trace.steps.map((s) => s.result)).toEqual(["did: Fetch the price", "did: Double it"]);
     expect(trace.plans[0]?.review).toEqual({ proposed: ["Fetch the price", "Double it"], decision: { action: "approve" }, earlier: [] });
     expect(userInput(executor, 0)).not.toContain("review");
   });
 
   it("runs the edited steps, tells executors and the replanner what changed, and announces the approval", async () => {
-    const approve = scriptedApprover({ action: "edit", steps: ["Fetch the price in EUR", "Add VAT", "Double it"] });
     const planner = scriptedModel([proposal, '{"steps": ["Add VAT", "Double it"]}', '{"steps": ["Double it"]}', '{"answer": "done"}']);
     const executor = echoExecutor();
     const events: AgentEvent[] = [];
-    const workflow = new PlanAndExecute({ model: planner, executorModel: executor, approvePlan: approve, onEvent: (e) => events.push(e) });
-    const { trace } = await workflow.run("Twice the price?");
+    const workflow = new PlanAndExecute({ model: planner, executorModel: executor, approvePlans: true, onEvent: (e) => events.push(e) });
+    const { trace } = await decideEach(workflow, "Twice the price?", { action: "edit", arguments: { steps: ["Fetch the price in EUR", "Add VAT", "Double it"] } });
 
     expect(trace.steps.map((s) => s.result)).toEqual(["did: Fetch the price in EUR", "did: Add VAT", "did: Double it"]);
     expect(trace.plans[0]?.steps.map((s) => s.description)).toEqual(["Fetch the price in EUR", "Add VAT", "Double it"]);
@@ -74,11 +76,10 @@ describe("PlanAndExecute with plan approval", () => {
   });
 
   it("re-plans with the user's feedback, then runs the plan they approve", async () => {
-    const approve = scriptedApprover({ action: "reject", feedback: "Use the shop's own price list." }, { action: "approve" });
     const planner = scriptedModel([proposal, '{"steps": ["Read the price list", "Double it"]}']);
     const executor = echoExecutor();
-    const workflow = new PlanAndExecute({ model: planner, executorModel: executor, replan: false, approvePlan: approve });
-    const { trace } = await workflow.run("Twice the price?");
+    const workflow = new PlanAndExecute({ model: planner, executorModel: executor, replan: false, approvePlans: true });
+    const { trace, shown } = await decideEach(workflow, "Twice the price?", { action: "reject", reason: "Use the shop's own price list." }, { action: "approve" });
 
     const replanning = planner.requests[1]?.messages ?? [];
     expect(replanning.map((m) => m.role)).toEqual(["system", "user", "assistant", "user"]);
@@ -86,16 +87,15 @@ describe("PlanAndExecute with plan approval", () => {
       'The user rejected this plan:\n1. Fetch the price\n2. Double it\nTheir feedback: Use the shop\'s own price list.\n' +
         'Write a new plan for the same task that addresses the feedback.\nReply with only {"steps": ["…"]}.',
     );
-    expect(approve.shown).toEqual([["Fetch the price", "Double it"], ["Read the price list", "Double it"]]);
+    expect(shown).toEqual([["Fetch the price", "Double it"], ["Read the price list", "Double it"]]);
     expect(trace.steps.map((s) => s.result)).toEqual(["did: Read the price list", "did: Double it"]);
     expect(userInput(executor, 0)).toContain("The user rejected the planner's first proposal with this feedback: Use the shop's own price list.");
   });
 
   it("stops without running anything when the user rejects the plan twice", async () => {
-    const approve = scriptedApprover({ action: "reject", feedback: "Too vague." }, { action: "reject", feedback: "Still vague." });
     const executor = echoExecutor();
-    const workflow = new PlanAndExecute({ model: scriptedModel([proposal, proposal]), executorModel: executor, approvePlan: approve });
-    const { answer, trace } = await workflow.run("Twice the price?");
+    const workflow = new PlanAndExecute({ model: scriptedModel([proposal, proposal]), executorModel: executor, approvePlans: true });
+    const { answer, trace } = await decideEach(workflow, "Twice the price?", { action: "reject", reason: "Too vague." }, { action: "reject", reason: "Still vague." });
     expect(answer).toBe('Nothing was done: the user rejected the plan twice. Their feedback: "Too vague.", then "Still vague.".');
     expect(executor.requests).toHaveLength(0);
     expect(trace.steps).toEqual([]);
@@ -103,34 +103,30 @@ describe("PlanAndExecute with plan approval", () => {
   });
 
   it("refuses an edit that leaves no step", async () => {
-    const workflow = new PlanAndExecute({ model: scriptedModel([proposal]), approvePlan: scriptedApprover({ action: "edit", steps: [" "] }) });
-    await expect(workflow.run("Twice the price?")).rejects.toThrow(/needs at least one step; to stop the plan, reject it/);
+    const workflow = new PlanAndExecute({ model: scriptedModel([proposal]), approvePlans: true });
+    await expect(decideEach(workflow, "Twice the price?", { action: "edit", arguments: { steps: [" "] } })).rejects.toThrow(/needs at least one step; to stop the plan, reject it/);
   });
 });
 
 describe("PlanTool with plan approval", () => {
-  function setup(approve: PlanApprover, plannerTurns: string[]) {
+  function setup(plannerTurns: string[]) {
     const planner = scriptedModel(plannerTurns);
     const executor = echoExecutor();
-    const plan = new PlanTool({ model: planner, executorModel: executor, tools: [], approvePlan: approve });
-    const caller = scriptedModel([
-      { toolCalls: [{ name: "plan", arguments: { task: "Update both files" } }] },
-      (req) => String(req.messages.at(-1)?.content),
-    ]);
-    const agent = new Agent({ name: "main", model: caller, plugins: [plan] });
-    return { planner, executor, agent };
+    const plan = new PlanTool({ model: planner, executorModel: executor, tools: [], approvePlans: true });
+    return { planner, executor, plan };
   }
   const proposal = '{"subtasks": ["Update a.ts", "Update b.ts"]}';
 
   it("runs approved subtasks as planned", async () => {
-    const { agent } = setup(scriptedApprover({ action: "approve" }), [proposal]);
-    expect((await agent.run("go")).text).toBe("[Plan execution results]\nSubtask 1: did: Update a.ts\nSubtask 2: did: Update b.ts");
+    const { plan } = setup([proposal]);
+    expect((await decideEach(plan, "Update both files", { action: "approve" })).text).toBe(
+      "[Plan execution results]\nSubtask 1: did: Update a.ts\nSubtask 2: did: Update b.ts",
+    );
   });
 
-  it("runs the edited subtasks and tells the helpers and the calling agent what the user changed", async () => {
-    const approve = scriptedApprover({ action: "edit", steps: ["Update b.ts", "Run the tests"] });
-    const { agent, executor } = setup(approve, [proposal]);
-    const result = await agent.run("go");
+  it("runs the edited subtasks and tells the helpers and the caller what the user changed", async () => {
+    const { plan, executor } = setup([proposal]);
+    const result = await decideEach(plan, "Update both files", { action: "edit", arguments: { steps: ["Update b.ts", "Run the tests"] } });
     const changes = [
       "The user changed the plan before it ran; follow the plan as changed. What changed:",
       '- The proposed step "Update a.ts" was removed.',
@@ -142,13 +138,12 @@ describe("PlanTool with plan approval", () => {
     expect(userInput(executor, 0)).toContain(`The user's review of the plan:\n${changes}`);
   });
 
-  it("gives the planner the feedback on a rejected plan, and after a second rejection tells the agent nothing ran", async () => {
-    const approve = scriptedApprover({ action: "reject", feedback: "Only touch a.ts." }, { action: "reject", feedback: "No." });
-    const { agent, planner, executor } = setup(approve, [proposal, '{"subtasks": ["Update a.ts"]}']);
-    const result = await agent.run("go");
+  it("gives the planner the feedback on a rejected plan, and after a second rejection tells the caller nothing ran", async () => {
+    const { plan, planner, executor } = setup([proposal, '{"subtasks": ["Update a.ts"]}']);
+    const result = await decideEach(plan, "Update both files", { action: "reject", reason: "Only touch a.ts." }, { action: "reject", reason: "No." });
     expect(userInput(planner, 1)).toContain("The user rejected this plan:\n1. Update a.ts\n2. Update b.ts\nTheir feedback: Only touch a.ts.");
     expect(userInput(planner, 1)).toMatch(/Reply with only \{"subtasks"/);
-    expect(approve.shown).toEqual([["Update a.ts", "Update b.ts"], ["Update a.ts"]]);
+    expect(result.shown).toEqual([["Update a.ts", "Update b.ts"], ["Update a.ts"]]);
     expect(executor.requests).toHaveLength(0);
     expect(result.text).toMatch(/^Nothing was done: the user rejected the plan twice\. Their feedback: "Only touch a\.ts\.", then "No\."\. Do not carry out the task another way/);
   });

@@ -1,13 +1,7 @@
-import type { ApprovalDecision, ApprovalDecisions, PendingCall } from "../../core/approval.js";
+import type { ApprovalDecision, PendingCall } from "../../core/approval.js";
 import type { PlanDecision, PlanReview } from "./plan-review.js";
 import type { WorkflowRun } from "./workflow-run.js";
-import type { WorkflowOutcome, WorkflowRunOptions } from "./workflow.js";
-
-/**
- * Asks the user about a plan in process (a terminal prompt, a test script). Workflows pause for
- * plan approval; given an approver, `run` answers each pause with it and goes on.
- */
-export type PlanApprover = (plan: { task: string; steps: string[] }) => Promise<PlanDecision>;
+import type { WorkflowOutcome } from "./workflow.js";
 
 /** A plan waiting for the user, as a workflow keeps it in its progress. */
 export type PlanProposal = {
@@ -77,38 +71,4 @@ function editedSteps(value: unknown): string[] {
   const kept = steps.map((step) => step.trim()).filter((step) => step.length > 0);
   if (kept.length === 0) throw new Error("An edited plan needs at least one step; to stop the plan, reject it instead.");
   return kept;
-}
-
-function toApprovalDecision(decision: PlanDecision): ApprovalDecision {
-  switch (decision.action) {
-    case "approve":
-      return { action: "approve" };
-    case "edit":
-      return { action: "edit", arguments: { steps: decision.steps } };
-    case "reject":
-      return { action: "reject", reason: decision.feedback };
-    default:
-      throw new Error(`Unknown plan decision ${JSON.stringify(decision)}: use approve, edit or reject.`);
-  }
-}
-
-/**
- * Runs a workflow session after session, answering each plan approval it pauses for with the
- * approver, until it ends: the in-process way to approve plans, on top of pausing.
- */
-export async function answerWithApprover(
-  approve: PlanApprover | undefined,
-  session: (opts: WorkflowRunOptions) => Promise<WorkflowOutcome>,
-  opts: WorkflowRunOptions,
-): Promise<WorkflowOutcome> {
-  let outcome = await session(opts);
-  while (approve && outcome.stopReason === "awaiting-approval") {
-    const decisions: ApprovalDecisions = {};
-    for (const call of outcome.pending ?? []) {
-      const { steps } = JSON.parse(call.arguments) as { steps: string[] };
-      decisions[call.id] = toApprovalDecision(await approve({ task: outcome.state.task, steps }));
-    }
-    outcome = await session({ ...opts, state: outcome.state, decisions });
-  }
-  return outcome;
 }

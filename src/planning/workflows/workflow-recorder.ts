@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { stampEvent, type AgentEvent, type AgentEventInit, type AgentEventListener, type EventParent } from "../../core/events.js";
+import type { ToolCall } from "../../core/messages.js";
 import type { Tool, ToolResult } from "../../core/tool.js";
 import type { ReplyEvents } from "./model-reply.js";
 import type { SubAgentLink } from "./sub-agent.js";
@@ -19,6 +20,14 @@ export function listenerSink(name: string, listener: AgentEventListener | undefi
       // A broken listener must not break the workflow, as with EventHub.
     }
   };
+}
+
+/** Where one of a workflow's own tool calls happens: its round and step. */
+export type StepAt = { round: number; stepId: string; signal?: AbortSignal | undefined };
+
+/** One of a workflow's own tool calls (a ReWOO or compiler step), named for its step so a resumed run finds it again. */
+export function stepCall(toolName: string, args: unknown, stepId: string): ToolCall {
+  return { id: `step-${stepId}`, name: toolName, arguments: typeof args === "string" ? args : JSON.stringify(args ?? {}) };
 }
 
 /** Who runs a workflow: the name its events carry, and the run it serves, if any. */
@@ -129,13 +138,22 @@ export class WorkflowRecorder implements ReplyEvents {
   }
 
   /** Runs one of the workflow's own tool calls (a ReWOO or compiler step) between tool-start and tool-end. */
-  async invokeTool(tool: Tool, args: unknown, at: { round: number; stepId: string; signal?: AbortSignal | undefined }): Promise<ToolResult> {
-    const call = { id: `step-${at.stepId}`, name: tool.name, arguments: typeof args === "string" ? args : JSON.stringify(args ?? {}) };
+  async invokeTool(tool: Tool, args: unknown, at: StepAt): Promise<ToolResult> {
+    const call = stepCall(tool.name, args, at.stepId);
     this.#emit({ type: "tool-start", step: at.round, call: { ...call } });
     const started = Date.now();
     const ctx = { agentName: this.#identity.name, toolCallId: call.id, runId: this.runId, ...(at.signal ? { signal: at.signal } : {}) };
-    const result = await tool.invoke(args, ctx);
+    const invoked = await tool.invoke(args, ctx);
+    // A step's call cannot wait for the user mid-call (ToolPause): only an agent goes on with a paused call.
+    const result = invoked.paused ? { text: pausedInStepText(tool.name), isError: true } : invoked;
     this.#emit({ type: "tool-end", step: at.round, call, result, refused: false, durationMs: Date.now() - started });
+    return result;
+  }
+
+  /** Reports one of the workflow's own tool calls that did not run (denied, rejected or answered by the user), as an agent reports its own. */
+  toolNotRun(call: ToolCall, result: ToolResult, round: number, refused = true): ToolResult {
+    this.#emit({ type: "tool-start", step: round, call: { ...call } });
+    this.#emit({ type: "tool-end", step: round, call: { ...call }, result, refused, durationMs: 0 });
     return result;
   }
 
@@ -153,4 +171,8 @@ export class WorkflowRecorder implements ReplyEvents {
   ended(trace: WorkflowTrace): void {
     this.#emit({ type: "workflow-end", workflow: this.#workflow, answer: trace.answer, rounds: trace.plans.length, durationMs: trace.durationMs });
   }
+}
+
+function pausedInStepText(tool: string): string {
+  return `Tool "${tool}" stopped to wait for the user in the middle of its call (a question or a call to approve), which a workflow step cannot do; its call did not finish. Go on without it or tell the user.`;
 }

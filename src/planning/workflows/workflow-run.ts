@@ -20,6 +20,8 @@ export class WorkflowRun<P> {
   progress: P;
   /** The decision on the plan approval the run was paused for, when resumed with one. */
   readonly decision: ApprovalDecision | undefined;
+  /** The decisions on the tool calls the run was paused for (see `call-approval.ts`), by call id. */
+  readonly decisions: ApprovalDecisions;
   /** The state a run that already ended was resumed with, returned as it is. */
   readonly #endedState: WorkflowState | undefined;
   readonly #onCheckpoint: WorkflowRunOptions["onCheckpoint"];
@@ -44,10 +46,12 @@ export class WorkflowRun<P> {
     const pending = state?.pending ?? [];
     if (pending.length > 0) checkDecisions(pending, opts.decisions ?? {});
     else if (opts.decisions && Object.keys(opts.decisions).length > 0) {
-      throw new Error(`This ${workflow} run is not waiting for a decision: ${state ? "its saved state has no pending plan" : "no state was given"}.`);
+      throw new Error(`This ${workflow} run is not waiting for a decision: ${state ? "its saved state has no pending call" : "no state was given"}.`);
     }
-    const call = pending[0];
-    this.decision = call ? (opts.decisions as ApprovalDecisions)[call.id] : undefined;
+    const decisions = pending.length > 0 ? (opts.decisions as ApprovalDecisions) : {};
+    const plan = pending.find((call) => call.kind === "plan");
+    this.decision = plan ? decisions[plan.id] : undefined;
+    this.decisions = Object.fromEntries(pending.filter((call) => call.kind !== "plan").map((call) => [call.id, decisions[call.id] as ApprovalDecision]));
     this.workflow = workflow;
     this.task = task;
     this.signal = opts.signal;
@@ -56,7 +60,7 @@ export class WorkflowRun<P> {
     this.recorder = new WorkflowRecorder(workflow, task, sink, { name: events.name, parent: opts.parent }, state?.trace);
     this.progress = state ? (structuredClone(state.progress) as P) : fresh();
     // The same announcement an agent makes, so every surface sees a workflow's pause end alike.
-    if (this.decision) this.recorder.emit({ type: "run-resumed", decisions: pending.length });
+    if (pending.length > 0) this.recorder.emit({ type: "run-resumed", decisions: pending.length });
   }
 
   /** The outcome a run that already ended had; running it again changes nothing. */

@@ -33,7 +33,14 @@ export function compilerReplanInput(input: { done: readonly FinishedTaskView[]; 
     .join("\n\n");
 }
 
-export function joinerPrompt(input: { task: string; done: readonly FinishedTaskView[]; errors: readonly string[]; lastRound: boolean }): string {
+/** `review`: what the user's review of the plans changed (planReviewNote), so the answer keeps to the plan as they left it. */
+export function joinerPrompt(input: {
+  task: string;
+  done: readonly FinishedTaskView[];
+  errors: readonly string[];
+  lastRound: boolean;
+  review?: string | null;
+}): string {
   return [
     "Decide whether the task results below answer the task. Failed tasks show their error.",
     '- If they do, reply {"action": "finish", "answer": "…"} with the complete answer for the user.',
@@ -43,6 +50,7 @@ export function joinerPrompt(input: { task: string; done: readonly FinishedTaskV
     "Reply with only that JSON object.",
     "",
     `Task: ${input.task}`,
+    ...(input.review ? [`\n${input.review}`] : []),
     input.errors.length > 0 ? `\nRefused parts of the plan:\n- ${input.errors.join("\n- ")}` : "",
     `\nTask results:\n${renderTasks(input.done)}`,
   ].join("\n");

@@ -3,13 +3,18 @@ import { linkSignals } from "../../../core/abort.js";
 import type { AgentEventListener } from "../../../core/events.js";
 import type { AssistantMessage, Message } from "../../../core/messages.js";
 import type { ChatModel } from "../../../core/model.js";
+import type { PermissionPolicy } from "../../../core/permissions.js";
 import type { Tool, ToolResult } from "../../../core/tool.js";
 import { Toolkit } from "../../../core/toolkit.js";
+import { HELD, heldCalls, invokeWithApproval, type HeldCalls } from "../call-approval.js";
+import { pauseForPlan, reviewProposal, type PlanProposal } from "../plan-approval.js";
+import { planRejectedAnswer, planReviewNote, rejectedPlanFeedback } from "../plan-approval-prompts.js";
+import type { PlanReview } from "../plan-review.js";
 import { CompilerPlanParser, type CompilerTask, type PlanParseEvent } from "./compiler-plan-parser.js";
 import { readJsonReply } from "../json-reply.js";
 import { compilerPlannerPrompt, compilerReplanInput, joinerPrompt, type FinishedTaskView } from "./llm-compiler-prompts.js";
 import { requestReply } from "../model-reply.js";
-import { TaskDagScheduler } from "./task-dag-scheduler.js";
+import { HOLD, TaskDagScheduler } from "./task-dag-scheduler.js";
 import { substituteTaskResults } from "./task-references.js";
 import { toolCatalog } from "../tool-catalog.js";
 import { WorkflowRun } from "../workflow-run.js";
@@ -27,7 +32,27 @@ export interface LLMCompilerOptions {
   maxParallel?: number;
   name?: string;
   onEvent?: AgentEventListener;
+  /**
+   * Which tasks' tool calls run, wait for the user or are refused, as for an agent's calls. While a
+   * task waits, the tasks already running finish and those that do not need it still start, but no
+   * task that needs it does; then the run pauses (stopReason "awaiting-approval", every waiting call
+   * pending) and `run(task, { state, decisions })` goes on. An approved or edited call runs once; a
+   * rejected one has the rejection as its result (the tasks that need it are then not run). Finished
+   * tasks are never run again.
+   */
+  permissions?: PermissionPolicy;
+  /**
+   * Puts each round's plan before the user before any of its tasks starts (so tasks no longer start
+   * while the planner writes): the run pauses on a pending call of kind "plan" whose steps are the
+   * tasks as JSON lines (`{"id", "tool", "args", "deps"}`). Approve it, edit the lines (the edited
+   * plan runs; the joiner and the trace are told what changed) or reject it with a reason (the
+   * planner tries once more; a second rejection stops the run).
+   */
+  approvePlans?: boolean;
 }
+
+/** A round's plan waiting for the user: its tasks as lines (`steps`) and the planner's reply they came from. */
+type Proposal = PlanProposal & { reply: AssistantMessage; durationMs: number };
 
 /** What a checkpoint holds of a compiler run. */
 type Progress = {
@@ -39,6 +64,12 @@ type Progress = {
   results: Record<number, ToolResult>;
   /** This round: the planner's reply once complete, and each finished call with its result. */
   current: { reply: AssistantMessage | null; done: { key: string; result: ToolResult }[] };
+  /** Task calls held for the user (absent in checkpoints written before tasks could wait). */
+  held?: HeldCalls;
+  proposal?: Proposal;
+  proposals?: number;
+  /** What the user's review of the plans changed, for the joiner. */
+  note?: string | null;
 };
 
 const joinerDecision = z.discriminatedUnion("action", [
@@ -88,6 +119,7 @@ export class LLMCompiler implements Workflow {
     const { task, signal } = run;
     const p = run.progress;
     const maxRounds = this.#opts.maxRounds ?? 3;
+    const held = (p.held ??= {});
 
     for (;;) {
       const { round } = p;
@@ -96,7 +128,7 @@ export class LLMCompiler implements Workflow {
       // Calls this round made before the run was resumed, by what they were called with.
       const doneBefore = new Map(p.current.done.map((done) => [done.key, done.result]));
       const scheduler = new TaskDagScheduler<CompilerTask, ToolResult>(
-        (next, inputs) => this.#runTask(next, inputs, run, doneBefore, taskSignal),
+        (next, inputs) => this.#runTask(next, inputs, run, held, doneBefore, taskSignal),
         this.#opts.maxParallel ? { maxParallel: this.#opts.maxParallel } : {},
       );
       for (const done of p.finished) scheduler.complete(done.id, p.results[done.id] as ToolResult);
@@ -114,11 +146,35 @@ export class LLMCompiler implements Workflow {
           scheduler.add(repeats === undefined ? event.task : { ...event.task, dependsOn: [repeats] });
         }
       };
+      let approved: { review: PlanReview; durationMs: number } | undefined;
+      if (!p.current.reply && this.#opts.approvePlans) {
+        const proposal = p.proposal;
+        if (!run.decision || !proposal) return this.#propose(run, await this.#planWhole(run, p.messages), []);
+        const next = reviewProposal(run, proposal, run.decision);
+        if ("replan" in next) {
+          const rejected = proposal.earlier.at(-1) as { steps: string[]; feedback: string };
+          const again = [...p.messages, proposal.reply, { role: "user" as const, content: rejectedPlanFeedback(rejected.steps, rejected.feedback) }];
+          return this.#propose(run, await this.#planWhole(run, again), proposal.earlier);
+        }
+        delete p.proposal;
+        if ("stop" in next) {
+          run.recorder.planned({ steps: [], errors, fallback: false, durationMs: proposal.durationMs, review: next.stop });
+          return run.end(planRejectedAnswer(next.stop), "no-answer");
+        }
+        approved = { review: next.review, durationMs: proposal.durationMs };
+        p.note = planReviewNote(next.review) ?? p.note ?? null;
+        p.current.reply = run.decision.action === "edit" ? { role: "assistant", content: [...next.run, JOIN_LINE].join("\n") } : proposal.reply;
+      }
       const saved = p.current.reply;
       if (saved) {
         // Resumed after the plan was made: the same reply, read again, gives the same tasks.
         take(parser.push(saved.content));
         take(parser.end(saved));
+        // A plan just approved is recorded now, with the review, and runs from here.
+        if (approved) {
+          run.recorder.planned({ steps: accepted.map(toPlannedStep), errors, fallback: accepted.length === 0, ...approved });
+          await run.checkpoint();
+        }
       } else {
         try {
           run.recorder.planningStarted();
@@ -145,6 +201,7 @@ export class LLMCompiler implements Workflow {
         throw error;
       }
       if (run.aborted) return run.abort();
+      if (scheduler.held.size > 0) return run.pause(heldCalls(held));
 
       const finished = [...p.finished, ...accepted];
       const results = { ...p.results };
@@ -154,7 +211,7 @@ export class LLMCompiler implements Workflow {
         return { id: done.id, call: describeCall(done), result: result.text, isError: result.isError };
       });
       const lastRound = round >= maxRounds;
-      const decision = await this.#join(joinerPrompt({ task, done: views, errors, lastRound }), signal, run);
+      const decision = await this.#join(joinerPrompt({ task, done: views, errors, lastRound, review: p.note ?? null }), signal, run);
       if (decision.action === "finish") return run.end(decision.answer, "final");
       if (lastRound) return run.end(`No final answer after ${round} planning rounds. Still missing: ${decision.reason}`, "no-answer");
       Object.assign(p, {
@@ -171,22 +228,48 @@ export class LLMCompiler implements Workflow {
     }
   }
 
+  /** Pauses the run on a round's whole plan for the user to review. */
+  #propose(run: WorkflowRun<Progress>, planned: { reply: AssistantMessage; durationMs: number }, earlier: Proposal["earlier"]): Promise<WorkflowOutcome> {
+    const p = run.progress;
+    p.proposals = (p.proposals ?? 0) + 1;
+    const parser = new CompilerPlanParser({ tools: this.#toolkit.all, finished: p.finished });
+    const tasks = [...parser.push(planned.reply.content), ...parser.end(planned.reply)].flatMap((event) => (event.type === "task" ? [event.task] : []));
+    const steps = tasks.map((task) => JSON.stringify({ id: task.id, tool: task.tool, args: task.args, deps: task.dependsOn }));
+    p.proposal = { ...planned, steps, earlier, callId: `plan-${p.proposals}` };
+    return pauseForPlan(run, p.proposal);
+  }
+
+  /** The planner's whole reply for a round's plan that the user reviews before any task starts. */
+  async #planWhole(run: WorkflowRun<Progress>, messages: Message[]): Promise<{ reply: AssistantMessage; durationMs: number }> {
+    const started = performance.now();
+    run.recorder.planningStarted();
+    const reply = await requestReply(this.#opts.model, messages, {
+      tools: this.#toolkit.specs(),
+      events: run.recorder,
+      ...(run.signal ? { signal: run.signal } : {}),
+    });
+    return { reply, durationMs: performance.now() - started };
+  }
+
   /**
    * Runs one task, or gives the result it had when this round ran before the run was resumed: a
-   * finished call is never made twice. A task stopped by the abort is not done, and runs again.
+   * finished call is never made twice. A task stopped by the abort is not done, and runs again; one
+   * whose call waits for the user is held (see HOLD).
    */
   async #runTask(
     task: CompilerTask,
     inputs: ReadonlyMap<number, ToolResult>,
     run: WorkflowRun<Progress>,
+    held: HeldCalls,
     doneBefore: ReadonlyMap<string, ToolResult>,
     signal: AbortSignal,
-  ): Promise<ToolResult> {
+  ): Promise<ToolResult | typeof HOLD> {
     const key = callKey(task, inputs);
     const earlier = doneBefore.get(key);
     if (earlier) return earlier;
     const end = run.recorder.stepStarted(run.progress.round, toPlannedStep(task));
-    const result = await this.#resolve(task, inputs, signal, run);
+    const result = await this.#resolve(task, inputs, signal, run, held);
+    if (result === HELD) return HOLD;
     if (signal.aborted) return result;
     const record = end(result.text, result.isError);
     run.progress.current.done.push({ key, result });
@@ -194,7 +277,13 @@ export class LLMCompiler implements Workflow {
     return result;
   }
 
-  async #resolve(task: CompilerTask, inputs: ReadonlyMap<number, ToolResult>, signal: AbortSignal, run: WorkflowRun<Progress>): Promise<ToolResult> {
+  async #resolve(
+    task: CompilerTask,
+    inputs: ReadonlyMap<number, ToolResult>,
+    signal: AbortSignal,
+    run: WorkflowRun<Progress>,
+    held: HeldCalls,
+  ): Promise<ToolResult | typeof HELD> {
     if (task.repeats !== undefined) return inputs.get(task.repeats) as ToolResult;
     if (signal.aborted) return { text: "Not run: the workflow was stopped.", isError: true };
     const failed = [...inputs].find(([, input]) => input.isError);
@@ -202,7 +291,7 @@ export class LLMCompiler implements Workflow {
     const texts = new Map([...inputs].map(([id, input]) => [id, input.text]));
     const tool = this.#toolkit.get(task.tool) as Tool;
     const at = { round: run.progress.round, stepId: String(task.id), signal };
-    return run.recorder.invokeTool(tool, substituteTaskResults(task.args, texts), at);
+    return invokeWithApproval(run, held, this.#opts.permissions, tool, substituteTaskResults(task.args, texts), at);
   }
 
   /** The joiner's verdict. A reply that is not the JSON asked for is taken as the answer itself. */
@@ -215,6 +304,9 @@ export class LLMCompiler implements Workflow {
     return "data" in read ? read.data : { action: "finish", answer: reply.content.trim() };
   }
 }
+
+/** Ends an edited plan: the lines the user left are the whole plan. */
+const JOIN_LINE = JSON.stringify({ tool: "join" });
 
 function describeCall(task: CompilerTask): string {
   return `${task.tool}(${JSON.stringify(task.args)})${task.repeats !== undefined ? ` [same as task ${task.repeats}]` : ""}`;

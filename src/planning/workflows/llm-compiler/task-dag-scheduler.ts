@@ -1,7 +1,10 @@
 export type DagTask = { readonly id: number; readonly dependsOn: readonly number[] };
 
+/** What a runner returns for a task that cannot finish now (its call waits for the user): it stays unfinished, and no task that needs it starts. */
+export const HOLD = Symbol("hold");
+
 /** Runs one task given the results of the tasks it depends on. It should not reject; a rejection ends `idle()` with it. */
-export type DagTaskRunner<T extends DagTask, R> = (task: T, inputs: ReadonlyMap<number, R>) => Promise<R>;
+export type DagTaskRunner<T extends DagTask, R> = (task: T, inputs: ReadonlyMap<number, R>) => Promise<R | typeof HOLD>;
 
 /**
  * Runs a growing task DAG: a task starts the moment its last dependency finishes, so tasks can be
@@ -23,6 +26,8 @@ export class TaskDagScheduler<T extends DagTask, R> {
   readonly #chain = new Map<number, number>();
   readonly #waitsOn = new Map<number, readonly number[]>();
   readonly #ready: T[] = [];
+  /** Tasks whose runner returned HOLD. */
+  readonly #held = new Set<number>();
   #pumpQueued = false;
   #running = 0;
   #idleWaiters: { resolve(): void; reject(error: unknown): void }[] = [];
@@ -36,6 +41,11 @@ export class TaskDagScheduler<T extends DagTask, R> {
 
   get results(): ReadonlyMap<number, R> {
     return this.#results;
+  }
+
+  /** Tasks held unfinished (see HOLD); with them, `idle()` resolves once nothing else can run. */
+  get held(): ReadonlySet<number> {
+    return this.#held;
   }
 
   /** Records a task finished elsewhere (an earlier round, a reused result) so later tasks can depend on it. */
@@ -66,7 +76,7 @@ export class TaskDagScheduler<T extends DagTask, R> {
     }
   }
 
-  /** Resolves once every task added so far has finished. */
+  /** Resolves once every task added so far has finished, or waits on a held one. */
   idle(): Promise<void> {
     if (this.#failure) return Promise.reject(this.#failure.error);
     if (this.#isIdle()) return Promise.resolve();
@@ -117,7 +127,9 @@ export class TaskDagScheduler<T extends DagTask, R> {
       this.#run(task, inputs).then(
         (result) => {
           this.#running--;
-          this.#finish(task.id, result);
+          if (result !== HOLD) return this.#finish(task.id, result);
+          this.#held.add(task.id);
+          this.#settle();
         },
         (error: unknown) => {
           this.#running--;
@@ -143,8 +155,9 @@ export class TaskDagScheduler<T extends DagTask, R> {
     this.#settle();
   }
 
+  /** Nothing runs or is ready; tasks still waiting can only be waiting on held ones. */
   #isIdle(): boolean {
-    return this.#running === 0 && this.#ready.length === 0 && this.#waiting.size === 0;
+    return this.#running === 0 && this.#ready.length === 0 && (this.#waiting.size === 0 || this.#held.size > 0);
   }
 
   #settle(): void {

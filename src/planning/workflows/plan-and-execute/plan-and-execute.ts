@@ -3,6 +3,7 @@ import type { AgentOptions } from "../../../core/agent.js";
 import type { AgentEventListener } from "../../../core/events.js";
 import type { Message } from "../../../core/messages.js";
 import type { ChatModel } from "../../../core/model.js";
+import type { PermissionPolicy } from "../../../core/permissions.js";
 import type { Plugin } from "../../../core/plugin.js";
 import type { Tool } from "../../../core/tool.js";
 import { readJsonReply } from "../json-reply.js";
@@ -16,10 +17,10 @@ import {
   stepPlannerRejectedNote,
   stepPlannerRetryNote,
 } from "./plan-and-execute-prompts.js";
-import { answerWithApprover, pauseForPlan, reviewProposal, type PlanApprover, type PlanProposal } from "../plan-approval.js";
+import { pauseForPlan, reviewProposal, type PlanProposal } from "../plan-approval.js";
 import { planRejectedAnswer, planReviewNote, replanRejectedAnswer } from "../plan-approval-prompts.js";
 import type { PlanReview } from "../plan-review.js";
-import { runSubAgent, type SubAgentOutcome } from "../sub-agent.js";
+import { runStepAgent, type HeldAgent, type StepAgentOutcome } from "../sub-agent.js";
 import { renderSteps, StepHistory, type CompletedStep, type StepHistoryState } from "./step-history.js";
 import type { WorkflowRecorder } from "../workflow-recorder.js";
 import { WorkflowRun } from "../workflow-run.js";
@@ -57,8 +58,13 @@ export interface PlanAndExecuteOptions {
    * more; a second rejection stops the run).
    */
   approvePlans?: boolean;
-  /** Answers those approvals in process instead of pausing (implies `approvePlans`). */
-  approvePlan?: PlanApprover;
+  /**
+   * Which of the executors' tool calls run, wait for the user or are refused (see Agent). A call that
+   * waits pauses the run (stopReason "awaiting-approval", the executor's pending calls); `run(task,
+   * { state, decisions })` hands the decisions to that executor, which goes on with its own resume.
+   * Finished steps are never run again.
+   */
+  permissions?: PermissionPolicy;
 }
 
 const DEFAULT_HISTORY_BUDGET = 2000;
@@ -85,6 +91,8 @@ type Progress = {
   note: string | null;
   /** A step has finished and the replanner has not yet judged it. */
   replanDue: boolean;
+  /** The current step's executor, stopped for the user. */
+  agent?: HeldAgent;
 };
 
 /**
@@ -101,11 +109,7 @@ export class PlanAndExecute implements Workflow {
     this.#maxPlanSteps = opts.maxPlanSteps ?? 8;
   }
 
-  run(task: string, opts: WorkflowRunOptions = {}): Promise<WorkflowOutcome> {
-    return answerWithApprover(this.#opts.approvePlan, (session) => this.#session(task, session), opts);
-  }
-
-  async #session(task: string, opts: WorkflowRunOptions): Promise<WorkflowOutcome> {
+  async run(task: string, opts: WorkflowRunOptions = {}): Promise<WorkflowOutcome> {
     const run = new WorkflowRun<Progress>(
       "plan-and-execute",
       task,
@@ -138,7 +142,7 @@ export class PlanAndExecute implements Workflow {
       p.history,
     );
     const maxSteps = this.#opts.maxSteps ?? 20;
-    const approves = this.#opts.approvePlans === true || this.#opts.approvePlan !== undefined;
+    const approves = this.#opts.approvePlans === true;
     const input = () => ({ question: task, plan: [...p.done, ...p.remaining], doneCount: p.done.length, history: history.render(), review: p.note });
 
     if (run.decision && p.proposal) {
@@ -197,13 +201,13 @@ export class PlanAndExecute implements Workflow {
       const id = String(p.done.length + 1);
       const end = run.recorder.stepStarted(run.recorder.rounds, { id, description: current, dependsOn: p.done.length > 0 ? [String(p.done.length)] : [] });
       const outcome = await this.#execute(
+        run,
         stepExecutorInput({ question: task, plan: [...p.done, ...p.remaining], doneCount: p.done.length, history: history.render(), current, review: p.note }),
         id,
-        signal,
-        run.recorder,
       );
       // A step cut short by the abort is not done: a resumed run does it again.
       if (run.aborted) return run.abort();
+      if ("pending" in outcome) return run.pause(outcome.pending);
       const record = end(outcome.text, outcome.isError);
       p.lastResult = outcome.isError ? `Error: ${outcome.text}` : outcome.text;
       const folded = await history.add({ id, step: current, result: p.lastResult });
@@ -305,7 +309,7 @@ export class PlanAndExecute implements Workflow {
     return "data" in read ? read.data : read;
   }
 
-  #execute(input: string, id: string, signal: AbortSignal | undefined, recorder: WorkflowRecorder): Promise<SubAgentOutcome> {
+  #execute(run: WorkflowRun<Progress>, input: string, id: string): Promise<StepAgentOutcome> {
     const agent: AgentOptions = {
       name: `step-${id}`,
       model: this.#opts.executorModel ?? this.#opts.model,
@@ -313,8 +317,9 @@ export class PlanAndExecute implements Workflow {
       tools: this.#opts.tools ?? [],
       plugins: this.#opts.executorPlugins?.() ?? [],
       ...(this.#opts.executorMaxSteps ? { maxSteps: this.#opts.executorMaxSteps } : {}),
+      ...(this.#opts.permissions ? { permissions: this.#opts.permissions } : {}),
     };
-    return runSubAgent(agent, input, signal, recorder.link(id));
+    return runStepAgent(run, id, agent, input);
   }
 
   async #summarize(previous: string, steps: readonly CompletedStep[], signal: AbortSignal | undefined, recorder: WorkflowRecorder): Promise<string> {

@@ -3,11 +3,12 @@ import { Agent, type AgentOptions } from "../../../core/agent.js";
 import type { AgentState } from "../../../core/state.js";
 import type { AgentEventListener, EventParent } from "../../../core/events.js";
 import type { ChatModel } from "../../../core/model.js";
-import type { ApprovalDecision } from "../../../core/approval.js";
+import type { PermissionPolicy } from "../../../core/permissions.js";
+import type { ApprovalDecision, ApprovalDecisions } from "../../../core/approval.js";
 import { PluginHosts, type AfterModelContext, type AfterToolContext, type Plugin, type PluginHost } from "../../../core/plugin.js";
-import { defineTool, ToolError, type Tool, type ToolContext } from "../../../core/tool.js";
+import { defineTool, ToolError, ToolPause, type Tool, type ToolContext } from "../../../core/tool.js";
 import { readJsonReply } from "../json-reply.js";
-import { answerWithApprover, pauseForPlan, reviewProposal, type PlanApprover, type PlanProposal } from "../plan-approval.js";
+import { pauseForPlan, reviewProposal, type PlanProposal } from "../plan-approval.js";
 import type { PlanReview } from "../plan-review.js";
 import { planReviewNote } from "../plan-approval-prompts.js";
 import {
@@ -22,8 +23,7 @@ import {
   SUBTASK_SYSTEM_PROMPT,
   subtaskInput,
 } from "./plan-tool-prompts.js";
-import { runSubAgent, type SubAgentOutcome } from "../sub-agent.js";
-import type { WorkflowRecorder } from "../workflow-recorder.js";
+import { runStepAgent, type HeldAgent, type StepAgentOutcome } from "../sub-agent.js";
 import { WorkflowRun } from "../workflow-run.js";
 import type { Workflow, WorkflowOutcome, WorkflowRunOptions, WorkflowState } from "../workflow.js";
 
@@ -48,8 +48,14 @@ export interface PlanToolOptions {
    * (kind "approval"), whose arguments then hold the subtasks as `steps`: edit those to change them.
    */
   approvePlans?: boolean;
-  /** Answers those approvals in process instead of pausing (implies `approvePlans`). */
-  approvePlan?: PlanApprover;
+  /**
+   * Which of the subtask agents' tool calls run, wait for the user or are refused (see Agent). A call
+   * that waits pauses `run` (stopReason "awaiting-approval", the subtask agent's pending calls), and
+   * `run(task, { state, decisions })` hands the decisions to that agent, which goes on with its own
+   * resume. Finished subtasks are never run again. As the plan tool inside an agent, the agent's run
+   * pauses instead, with the subtask's calls pending (see ToolPause), and `agent.resume` goes on.
+   */
+  permissions?: PermissionPolicy;
 }
 
 const DEFAULT_MAX_SUBTASKS = 8;
@@ -72,6 +78,8 @@ type Progress = {
   plan: string[] | null;
   results: string[];
   note: string | null;
+  /** The current subtask's agent, stopped for the user. */
+  agent?: HeldAgent;
 };
 
 /**
@@ -97,12 +105,18 @@ export class PlanTool implements Plugin, Workflow {
     this.#maxSubtasks = opts.maxSubtasks ?? DEFAULT_MAX_SUBTASKS;
     this.#executorTools = opts.tools.filter((tool) => tool.name !== PLAN_TOOL_NAME);
     this.#plannerTools = this.#executorTools.filter((tool) => tool.readOnly);
-    this.#pausesAgent = opts.approvePlans === true && !opts.approvePlan;
+    this.#pausesAgent = opts.approvePlans === true;
     const task = z.string().min(1).describe("The whole task to plan and carry out, in full.");
-    const execute = async (args: { task: string; steps?: string[] | undefined }, ctx: ToolContext) =>
-      this.#pausesAgent
-        ? this.#runApproved(args.steps, ctx)
-        : (await this.run(args.task, { ...(ctx.signal ? { signal: ctx.signal } : {}), ...callParent(ctx.runId, ctx.agentName, ctx.toolCallId) })).answer;
+    const execute = async (args: { task: string; steps?: string[] | undefined }, ctx: ToolContext) => {
+      const outcome = ctx.resumed
+        ? await this.#goOn(ctx.resumed.state as WorkflowState, ctx.resumed.decisions, ctx)
+        : this.#pausesAgent
+          ? await this.#runApproved(args.steps, ctx)
+          : await this.run(args.task, { ...(ctx.signal ? { signal: ctx.signal } : {}), ...callParent(ctx.runId, ctx.agentName, ctx.toolCallId) });
+      // A subtask's call waits for the user: the calling agent's run pauses on it, and calls again once it is decided.
+      if (outcome.stopReason === "awaiting-approval") throw new ToolPause(outcome.pending ?? [], outcome.state);
+      return outcome.answer;
+    };
     this.tool = this.#pausesAgent
       ? defineTool({
           name: PLAN_TOOL_NAME,
@@ -160,23 +174,22 @@ export class PlanTool implements Plugin, Workflow {
   }
 
   /** Runs the plan the user approved, or edited into `steps`, for this call. */
-  async #runApproved(steps: string[] | undefined, ctx: ToolContext): Promise<string> {
+  #runApproved(steps: string[] | undefined, ctx: ToolContext): Promise<WorkflowOutcome> {
     const state = ctx.toolCallId ? this.#proposals.get(ctx.toolCallId) : undefined;
     const pending = state?.pending?.[0];
     if (!state || !pending) throw new ToolError("No plan was made for this call; call plan again.");
     this.#proposals.delete(ctx.toolCallId as string);
     const decision: ApprovalDecision = ctx.editedFrom === undefined ? { action: "approve" } : { action: "edit", arguments: steps ?? [] };
-    const outcome = await this.#session(state.task, {
-      state,
-      decisions: { [pending.id]: decision },
-      ...(ctx.signal ? { signal: ctx.signal } : {}),
-      ...callParent(ctx.runId, ctx.agentName, ctx.toolCallId),
-    });
-    return outcome.answer;
+    return this.#goOn(state, { [pending.id]: decision }, ctx);
+  }
+
+  /** Goes on with a plan run that paused, with the user's decisions on what it waits for. */
+  #goOn(state: WorkflowState, decisions: ApprovalDecisions, ctx: ToolContext): Promise<WorkflowOutcome> {
+    return this.#session(state.task, { state, decisions, ...(ctx.signal ? { signal: ctx.signal } : {}), ...callParent(ctx.runId, ctx.agentName, ctx.toolCallId) });
   }
 
   run(task: string, opts: WorkflowRunOptions = {}): Promise<WorkflowOutcome> {
-    return answerWithApprover(this.#opts.approvePlan, (session) => this.#session(task, session), opts);
+    return this.#session(task, opts);
   }
 
   async #session(task: string, opts: WorkflowRunOptions): Promise<WorkflowOutcome> {
@@ -191,9 +204,9 @@ export class PlanTool implements Plugin, Workflow {
   }
 
   async #drive(run: WorkflowRun<Progress>): Promise<WorkflowOutcome> {
-    const { task, signal } = run;
+    const { task } = run;
     const p = run.progress;
-    const approves = this.#opts.approvePlans === true || this.#opts.approvePlan !== undefined;
+    const approves = this.#opts.approvePlans === true;
 
     if (run.decision && p.proposal) {
       const proposal = p.proposal;
@@ -224,9 +237,10 @@ export class PlanTool implements Plugin, Workflow {
       if (run.aborted) return run.abort();
       const description = plan[index] as string;
       const end = run.recorder.stepStarted(1, { id: String(index + 1), description, dependsOn: index > 0 ? [String(index)] : [] });
-      const outcome = await this.#execute(subtaskInput(task, plan, index, p.results, p.note), index, signal, run.recorder);
+      const outcome = await this.#execute(run, subtaskInput(task, plan, index, p.results, p.note), index);
       // A subtask cut short by the abort is not done: a resumed run does it again.
       if (run.aborted) return run.abort();
+      if ("pending" in outcome) return run.pause(outcome.pending);
       const record = end(outcome.text, outcome.isError);
       p.results.push(outcome.isError ? `Error: ${outcome.text}` : outcome.text);
       await run.stepDone(record);
@@ -289,15 +303,16 @@ export class PlanTool implements Plugin, Workflow {
     return { steps: [run.task], errors, fallback: true, durationMs: performance.now() - started };
   }
 
-  #execute(input: string, index: number, signal: AbortSignal | undefined, recorder: WorkflowRecorder): Promise<SubAgentOutcome> {
+  #execute(run: WorkflowRun<Progress>, input: string, index: number): Promise<StepAgentOutcome> {
     const agent: AgentOptions = {
       name: `subtask-${index + 1}`,
       model: this.#opts.executorModel ?? this.#opts.model,
       systemPrompt: SUBTASK_SYSTEM_PROMPT,
       tools: this.#executorTools,
       ...(this.#opts.executorMaxSteps ? { maxSteps: this.#opts.executorMaxSteps } : {}),
+      ...(this.#opts.permissions ? { permissions: this.#opts.permissions } : {}),
     };
-    return runSubAgent(agent, input, signal, recorder.link(String(index + 1)));
+    return runStepAgent(run, String(index + 1), agent, input);
   }
 }
 

@@ -86,3 +86,16 @@ function readSteps(message: AssistantMessage): { steps: RewooStep[] } | { error:
     })),
   };
 }
+
+/** A step as one line of the text form, which `parseRewooPlan` reads back: how a plan is shown to the user for review. */
+export function rewooStepLine(step: RewooStep): string {
+  const input = typeof step.input === "string" ? step.input : JSON.stringify(step.input);
+  return `Plan: ${step.description} ${step.id} = ${step.tool}[${input}]`;
+}
+
+/** Reads the plan lines a user edited (the form `rewooStepLine` writes); refuses what the planner's plan would be refused for. */
+export function parseEditedRewooPlan(lines: readonly string[], toolNames: readonly string[]): RewooStep[] {
+  const read = parseRewooPlan({ role: "assistant", content: lines.join("\n") }, toolNames);
+  if ("error" in read) throw new Error(`The edited ReWOO plan cannot run; write each step as "Plan: <why> #E1 = tool[input]". ${read.error}`);
+  return read.steps;
+}

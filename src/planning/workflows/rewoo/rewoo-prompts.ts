@@ -18,7 +18,8 @@ export function rewooRetryNote(problem: string): string {
   return `That plan could not be used. ${problem}\nWrite the whole plan again in the requested JSON form.`;
 }
 
-export function rewooSolverPrompt(task: string, steps: readonly RewooStep[], evidence: ReadonlyMap<string, string>): string {
+/** `review`: what the user's review of the plan changed (planReviewNote), so the answer keeps to the plan as they left it. */
+export function rewooSolverPrompt(task: string, steps: readonly RewooStep[], evidence: ReadonlyMap<string, string>, review: string | null = null): string {
   const lines = steps.map((step) => {
     const input = typeof step.input === "string" ? step.input : JSON.stringify(step.input);
     return `Plan: ${step.description}\n${step.id} = ${step.tool}[${input}]\nEvidence: ${evidence.get(step.id) ?? "(not run)"}`;
@@ -31,6 +32,7 @@ export function rewooSolverPrompt(task: string, steps: readonly RewooStep[], evi
     "",
     `Task: ${task}`,
     "",
+    ...(review ? [review, ""] : []),
     lines.length > 0 ? lines.join("\n\n") : "(no plan could be made: answer from the task alone)",
   ].join("\n");
 }

@@ -1,11 +1,16 @@
 import type { AgentEventListener } from "../../../core/events.js";
 import type { Message } from "../../../core/messages.js";
 import type { ChatModel } from "../../../core/model.js";
-import type { Tool } from "../../../core/tool.js";
+import type { PermissionPolicy } from "../../../core/permissions.js";
+import type { Tool, ToolResult } from "../../../core/tool.js";
 import { Toolkit } from "../../../core/toolkit.js";
+import { HELD, heldCalls, invokeWithApproval, type HeldCalls } from "../call-approval.js";
 import { referencedVariables, substituteEvidence } from "./evidence-variables.js";
 import { requestReply } from "../model-reply.js";
-import { LLM_WORKER, parseRewooPlan, type RewooStep } from "./rewoo-plan-parser.js";
+import { pauseForPlan, reviewProposal, type PlanProposal } from "../plan-approval.js";
+import { planRejectedAnswer, planReviewNote, rejectedPlanFeedback } from "../plan-approval-prompts.js";
+import type { PlanReview } from "../plan-review.js";
+import { LLM_WORKER, parseEditedRewooPlan, parseRewooPlan, rewooStepLine, type RewooStep } from "./rewoo-plan-parser.js";
 import { rewooPlannerPrompt, rewooRetryNote, rewooSolverPrompt } from "./rewoo-prompts.js";
 import { toolCatalog } from "../tool-catalog.js";
 import type { WorkflowRecorder } from "../workflow-recorder.js";
@@ -21,13 +26,43 @@ export interface RewooOptions {
   tools: Tool[];
   name?: string;
   onEvent?: AgentEventListener;
+  /**
+   * Which steps' tool calls run, wait for the user or are refused, as for an agent's calls. A step
+   * that waits pauses the run (stopReason "awaiting-approval", the call pending); `run(task, { state,
+   * decisions })` goes on: an approved or edited call runs once, a rejected one leaves the rejection as
+   * its evidence. Steps already worked are never worked again.
+   */
+  permissions?: PermissionPolicy;
+  /**
+   * Puts the plan before the user before any step runs: the run pauses on a pending call of kind
+   * "plan" whose steps are the plan's lines (`Plan: <why> #E1 = tool[input]`). Approve it, edit the
+   * lines (the edited plan runs; the solver and the trace are told what changed) or reject it with a
+   * reason (the planner tries once more; a second rejection runs nothing).
+   */
+  approvePlans?: boolean;
 }
 
 /**
  * What a checkpoint holds of a ReWOO run: the plan once made (no steps when the planner failed), then
  * each step's evidence in order, and which steps left none that later steps can use.
  */
-type Progress = { plan: { steps: RewooStep[] } | null; evidence: [string, string][]; unusable: [string, "failed" | "was not run"][] };
+type Progress = {
+  plan: { steps: RewooStep[] } | null;
+  evidence: [string, string][];
+  unusable: [string, "failed" | "was not run"][];
+  /** Step calls held for the user (absent in checkpoints written before steps could wait). */
+  held?: HeldCalls;
+  /** The planner's conversation, kept while a plan waits for the user: a rejection continues it. */
+  planning?: Message[];
+  proposal?: Proposal;
+  proposals?: number;
+  /** What the user's review of the plan changed, for the solver. */
+  note?: string | null;
+};
+
+type Planned = { steps: RewooStep[] | undefined; errors: string[]; durationMs: number };
+/** A plan waiting for the user: its steps shown as lines (`steps`), and the plan they came from. */
+type Proposal = PlanProposal & { plan: RewooStep[]; errors: string[]; durationMs: number };
 
 /**
  * ReWOO (reasoning without observation): the planner writes every step at once with #E variables,
@@ -56,25 +91,40 @@ export class Rewoo implements Workflow {
   async #drive(run: WorkflowRun<Progress>): Promise<WorkflowOutcome> {
     const { task, signal } = run;
     const p = run.progress;
-    if (!p.plan) {
-      const planStarted = performance.now();
-      run.recorder.planningStarted();
-      const { steps, errors } = await this.#plan(task, signal, run.recorder);
-      run.recorder.planned({
-        steps: (steps ?? []).map((step) => ({
-          id: step.id,
-          description: step.description || step.tool,
-          dependsOn: referencedVariables(step.input),
-        })),
-        errors,
-        fallback: steps === undefined,
-        durationMs: performance.now() - planStarted,
-      });
-      p.plan = { steps: steps ?? [] };
+    const held = (p.held ??= {});
+    if (run.decision && p.proposal) {
+      const proposal = p.proposal;
+      const next = reviewProposal(run, proposal, run.decision);
+      delete p.proposal;
+      if ("replan" in next) {
+        const rejected = proposal.earlier.at(-1) as { steps: string[]; feedback: string };
+        const again = await this.#plan(p.planning ?? this.#planning(task), signal, run.recorder, rejectedPlanFeedback(rejected.steps, rejected.feedback));
+        if (again.steps) return this.#propose(run, again, proposal.earlier);
+        // The planner failed this time: nothing is left to approve, and the solver answers from the task alone.
+        this.#adopt(run, again);
+      } else if ("stop" in next) {
+        this.#adopt(run, { steps: [], errors: proposal.errors, durationMs: proposal.durationMs }, next.stop);
+        return run.end(planRejectedAnswer(next.stop), "no-answer");
+      } else {
+        const steps = run.decision.action === "edit" ? parseEditedRewooPlan(next.run, this.#toolkit.names) : proposal.plan;
+        this.#adopt(run, { steps, errors: proposal.errors, durationMs: proposal.durationMs }, next.review);
+      }
+      delete p.planning;
+      await run.checkpoint();
+    }
+    if (!p.plan && !p.proposal) {
+      const planning = this.#planning(task);
+      const planned = await this.#plan(planning, signal, run.recorder);
+      // A planner that failed leaves nothing to approve: the solver answers from the task alone.
+      if (this.#opts.approvePlans && planned.steps) {
+        p.planning = planning;
+        return this.#propose(run, planned, []);
+      }
+      this.#adopt(run, planned);
       await run.checkpoint();
     }
 
-    const steps = p.plan.steps;
+    const steps = (p.plan as { steps: RewooStep[] }).steps;
     const evidence = new Map(p.evidence);
     // Steps without usable evidence, and what happened to them: a step that needs one is not run,
     // so no tool (a write tool least of all) acts on an error text, and the skip passes down the chain.
@@ -91,7 +141,8 @@ export class Rewoo implements Workflow {
         unusable.set(step.id, "was not run");
         evidence.set(step.id, text);
       } else {
-        const result = await this.#work(step, substituteEvidence(step.input, evidence), signal, run.recorder);
+        const result = await this.#work(run, held, step, substituteEvidence(step.input, evidence));
+        if (result === HELD) return run.pause(heldCalls(held));
         // Evidence cut short by the abort is not gathered: a resumed run works the step again.
         if (run.aborted) return run.abort();
         record = end(result.text, result.isError);
@@ -105,35 +156,70 @@ export class Rewoo implements Workflow {
 
     const reply = await requestReply(
       this.#opts.solverModel ?? this.#opts.model,
-      [{ role: "user", content: rewooSolverPrompt(task, steps, evidence) }],
+      [{ role: "user", content: rewooSolverPrompt(task, steps, evidence, p.note ?? null) }],
       { events: run.recorder, ...(signal ? { signal } : {}) },
     );
     return run.end(reply.content, "final");
   }
 
-  async #plan(task: string, signal: AbortSignal | undefined, recorder: WorkflowRecorder): Promise<{ steps?: RewooStep[]; errors: string[] }> {
-    const messages: Message[] = [
+  /** Pauses the run on a plan for the user to review. */
+  #propose(run: WorkflowRun<Progress>, planned: Planned, earlier: Proposal["earlier"]): Promise<WorkflowOutcome> {
+    const p = run.progress;
+    p.proposals = (p.proposals ?? 0) + 1;
+    const plan = planned.steps ?? [];
+    p.proposal = { steps: plan.map(rewooStepLine), plan, errors: planned.errors, durationMs: planned.durationMs, earlier, callId: `plan-${p.proposals}` };
+    return pauseForPlan(run, p.proposal);
+  }
+
+  /** Records the plan round and makes its steps the ones to work. */
+  #adopt(run: WorkflowRun<Progress>, planned: Planned, review?: PlanReview): void {
+    const p = run.progress;
+    const steps = planned.steps ?? [];
+    p.plan = { steps };
+    if (review) p.note = planReviewNote(review);
+    run.recorder.planned({
+      steps: steps.map((step) => ({ id: step.id, description: step.description || step.tool, dependsOn: referencedVariables(step.input) })),
+      errors: planned.errors,
+      fallback: planned.steps === undefined,
+      durationMs: planned.durationMs,
+      ...(review ? { review } : {}),
+    });
+  }
+
+  #planning(task: string): Message[] {
+    return [
       { role: "system", content: rewooPlannerPrompt(toolCatalog(this.#toolkit.all)) },
       { role: "user", content: `Task: ${task}` },
     ];
+  }
+
+  /**
+   * Continues the planning conversation (with `note`, the user's feedback on a rejected plan) until it
+   * yields a plan, with one retry after unusable output.
+   */
+  async #plan(messages: Message[], signal: AbortSignal | undefined, recorder: WorkflowRecorder, note?: string): Promise<Planned> {
+    recorder.planningStarted();
+    const started = performance.now();
+    if (note) messages.push({ role: "user", content: note });
     const errors: string[] = [];
+    const from = messages.length;
     for (let attempt = 0; attempt < 2; attempt++) {
       const reply = await requestReply(this.#opts.model, messages, { tools: this.#toolkit.specs(), events: recorder, ...(signal ? { signal } : {}) });
       const parsed = parseRewooPlan(reply, this.#toolkit.names);
-      if ("steps" in parsed) return { steps: parsed.steps, errors };
-      errors.push(parsed.error);
       // Only the reply's text is replayed: its tool calls were a plan, not calls that have results.
-      messages.splice(2, messages.length, { role: "assistant", content: reply.content }, { role: "user", content: rewooRetryNote(parsed.error) });
+      if ("steps" in parsed) {
+        messages.splice(from, messages.length, { role: "assistant", content: parsed.steps.map(rewooStepLine).join("\n") });
+        return { steps: parsed.steps, errors, durationMs: performance.now() - started };
+      }
+      errors.push(parsed.error);
+      messages.splice(from, messages.length, { role: "assistant", content: reply.content }, { role: "user", content: rewooRetryNote(parsed.error) });
     }
-    return { errors };
+    return { steps: undefined, errors, durationMs: performance.now() - started };
   }
 
-  async #work(
-    step: RewooStep,
-    input: RewooStep["input"],
-    signal: AbortSignal | undefined,
-    recorder: WorkflowRecorder,
-  ): Promise<{ text: string; isError: boolean }> {
+  /** Gathers one step's evidence: the worker model's reply, or the tool's result (HELD while the call waits for the user). */
+  async #work(run: WorkflowRun<Progress>, held: HeldCalls, step: RewooStep, input: RewooStep["input"]): Promise<ToolResult | typeof HELD> {
+    const { signal, recorder } = run;
     if (step.tool === LLM_WORKER) {
       const text = typeof input === "string" ? input : JSON.stringify(input);
       try {
@@ -147,7 +233,7 @@ export class Rewoo implements Workflow {
       }
     }
     const tool = this.#toolkit.get(step.tool) as Tool;
-    return recorder.invokeTool(tool, toToolArguments(tool, input), { round: 1, stepId: step.id, signal });
+    return invokeWithApproval(run, held, this.#opts.permissions, tool, toToolArguments(tool, input), { round: 1, stepId: step.id, signal });
   }
 }
 

@@ -1,0 +1,2 @@
+export { Cart } from "./cart.js";
+export { priceOf, PRICES } from "./catalog.js";

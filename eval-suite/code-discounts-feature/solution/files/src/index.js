@@ -1,0 +1,3 @@
+export { Cart } from "./cart.js";
+export { priceOf, PRICES } from "./catalog.js";
+export { applyCoupon } from "./coupons.js";

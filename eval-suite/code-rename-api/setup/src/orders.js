@@ -1,0 +1,6 @@
+import { fetchUser } from "./users.js";
+
+export function orderHeader(order) {
+  const user = fetchUser(order.userId);
+  return `Order ${order.id} for ${user.name}`;
+}

@@ -1,0 +1,6 @@
+import { fetchUser } from "../users.js";
+
+/** One line per order: the customer's name and the amount. */
+export function monthlyLines(orders) {
+  return orders.map((order) => `${fetchUser(order.userId).name}: ${order.amount}`);
+}

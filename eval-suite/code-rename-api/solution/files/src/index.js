@@ -1,0 +1,4 @@
+export { loadUser } from "./users.js";
+export { orderHeader } from "./orders.js";
+export { invoiceTotal } from "./invoices.js";
+export { recipient } from "./notify.js";

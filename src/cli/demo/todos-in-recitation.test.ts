@@ -1,0 +1,26 @@
+import { describe, expect, it } from "vitest";
+import { Agent } from "../../core/agent.js";
+import { scriptedModel } from "../../models/scripted.js";
+import { todoList } from "../../planning/todos/todo-list.js";
+import { todosInRecitation } from "./todos-in-recitation.js";
+
+describe("todosInRecitation", () => {
+  it("reads each item's id, text and status off the list todoList recites, in order", async () => {
+    const write = (args: object) => ({ toolCalls: [{ name: "write_todos", arguments: args }] });
+    const todos = [
+      { content: "Survey", status: "completed" },
+      { content: "Read #2 files", status: "in_progress" },
+      { content: "Write", status: "pending" },
+      { content: "Check", status: "completed" },
+    ];
+    const model = scriptedModel([write({ todos }), "ok"]);
+    await new Agent({ model, plugins: [todoList()] }).run("go");
+    expect(todosInRecitation(model.requests[1]!)).toEqual([
+      { id: "1", content: "Survey", status: "completed" },
+      { id: "2", content: "Read #2 files", status: "in_progress" },
+      { id: "3", content: "Write", status: "pending" },
+      { id: "4", content: "Check", status: "completed" },
+    ]);
+    expect(todosInRecitation(model.requests[0]!)).toBeNull();
+  });
+});

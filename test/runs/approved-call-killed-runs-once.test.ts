@@ -1,0 +1,83 @@
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, expect, it } from "vitest";
+import { RunProcess } from "./run-process-harness.js";
+
+// Built code only (`npm run build` first): what a user's processes would run. SQLite, no server.
+const distEntry = new URL("../../dist/index.js", import.meta.url).href;
+const { openRuns } = (await import(distEntry)) as typeof import("../../src/index.js");
+
+const children: RunProcess[] = [];
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.child.exitCode === null) child.child.kill("SIGKILL");
+});
+
+function spawnRun(args: string[], env: NodeJS.ProcessEnv = {}): RunProcess {
+  const child = new RunProcess(args, env);
+  children.push(child);
+  return child;
+}
+
+it("a run killed while an approved call runs never asks for it again nor makes it twice: it is answered as interrupted", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "stepwise-approved-kill-"));
+  const store = join(dir, "runs.db");
+  const log = join(dir, "calls.log");
+  const appended = () => readFileSync(log, "utf8").split("\n").filter(Boolean);
+
+  const a = spawnRun(["start", store, log, "0"], { RUN_APPROVAL: "writes" });
+  const runId = (await a.line(/^run /)).slice(4);
+  expect(await a.line(/^outcome /)).toBe("outcome awaiting-approval");
+
+  // Approved, the call runs and the process dies inside it, before its result is recorded.
+  const b = spawnRun(["resume", store, log, "1", runId], { APPROVE_PENDING: "1" });
+  await b.line(/^holding 1$/);
+  b.child.kill("SIGKILL");
+  await b.exited;
+  expect(appended()).toEqual(["1"]);
+
+  const c = spawnRun(["resume", store, log, "0", runId]);
+  // The run goes on to the next write, which waits for the user as the first one did.
+  expect(await c.line(/^outcome /)).toBe("outcome awaiting-approval");
+  expect(appended()).toEqual(["1"]);
+  const runs = openRuns({ store });
+  try {
+    let waiting: string[] = [];
+    for await (const { event } of runs.events(runId)) if (event.type === "approval-requested") waiting = event.calls.map((call) => call.arguments);
+    expect(waiting).toEqual([JSON.stringify({ n: 2 })]);
+    expect(await runs.get(runId)).toMatchObject({ status: "awaiting-approval" });
+    // What the model was told of call 1, in the saved memory.
+    const saved = (await runs.stores.runs.loadCheckpoint(runId)) as { memory: { role: string; content: string }[] };
+    expect(saved.memory.filter((m) => m.role === "tool").map((m) => m.content.split(":")[0])).toEqual(["Interrupted"]);
+  } finally {
+    await runs.close();
+  }
+});
+
+it("a compiler run killed while an approved task runs finishes without making the call again", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "stepwise-approved-kill-"));
+  const store = join(dir, "runs.db");
+  const log = join(dir, "calls.log");
+  const env = { RUN_APPROVAL: "writes", RUN_STRATEGY: "compiler" };
+
+  const a = spawnRun(["start", store, log, "0"], env);
+  const runId = (await a.line(/^run /)).slice(4);
+  expect(await a.line(/^outcome /)).toBe("outcome awaiting-approval");
+
+  const b = spawnRun(["resume", store, log, "1", runId], { APPROVE_PENDING: "1" });
+  await b.line(/^holding 1$/);
+  b.child.kill("SIGKILL");
+  await b.exited;
+
+  const c = spawnRun(["resume", store, log, "0", runId]);
+  expect(await c.line(/^outcome /)).toBe("outcome finished");
+  expect(readFileSync(log, "utf8").split("\n").filter(Boolean)).toEqual(["1"]);
+  const runs = openRuns({ store });
+  try {
+    const results: string[] = [];
+    for await (const { event } of runs.events(runId)) if (event.type === "workflow-step-end") results.push(event.result.split(":")[0] ?? "");
+    expect(results).toEqual(["Interrupted"]);
+  } finally {
+    await runs.close();
+  }
+});
