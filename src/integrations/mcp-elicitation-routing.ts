@@ -18,7 +18,7 @@ export type CallInFlight = {
   canPause: boolean;
   /** Ends the call: its request to the server is cancelled. */
   end: AbortController;
-  /** Set when the call was ended: what it returns instead of the server's result. */
+  /** Set when the call was ended with an error: what it returns instead of the server's result. */
   ended?: ToolResult;
   /** Set when the call was ended for a question: the question as the user sees it, and the server's own. */
   asks?: { asker: string; text: string; elicitation: McpElicitation };
@@ -113,7 +113,8 @@ export class ElicitationRouting {
     }
     const asker = `MCP server ${this.server()}`;
     call.asks = { asker, text: `${preface}${elicitationQuestion(elicitation, asker)}`, elicitation };
-    this.#end(call, { text: "Waiting for the user's answer.", isError: false });
+    // The tool pauses its call with the question (mcp-tools) instead of waiting for the server's result.
+    call.end.abort();
     return { action: "cancel" };
   }
 
