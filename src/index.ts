@@ -76,7 +76,7 @@ export type { WorkspaceLimits } from "./tools/workspace-limits.js";
 export { DEFAULT_PROTECTED_PATHS } from "./tools/protected-paths.js";
 export type { ProtectedPaths } from "./tools/protected-paths.js";
 export { mcpTools } from "./integrations/mcp-tools.js";
-export type { McpTools, McpServerSpec, McpStdioServerSpec, McpHttpServerSpec } from "./integrations/mcp-tools.js";
+export type { McpTools, McpServerSpec, McpStdioServerSpec, McpHttpServerSpec, McpToolsOptions, McpElicitation, McpElicitationAnswer, McpElicitationAnswerer, InteractiveOAuthClientProvider } from "./integrations/mcp-tools.js";
 export { aiSdkPlanning } from "./integrations/ai-sdk-planning.js";
 export { openTelemetry } from "./integrations/open-telemetry.js";
 export type { OpenTelemetryOptions, OpenTelemetryPlugin } from "./integrations/open-telemetry.js";

@@ -11,6 +11,7 @@ import {
   scriptedModel,
   TaskBoard,
   todoList,
+  ToolPause,
   type AgentState,
   type WorkflowState,
 } from "../src/index.js";
@@ -86,4 +87,42 @@ describe("saved-state fixtures", () => {
     expect(outcome).toMatchObject({ stopReason: "final", text: "noted both" });
     expect(calls).toEqual(["b from noted a"]);
   });
+
+  it("v1, an agent paused on a question its tool asked mid-call (ToolPause), one answered before: resumes and the call goes on with both answers", async () => {
+    const saved = fixture("v1-agent-paused-on-tool-question.json");
+    const { tool, made } = askingBookTool();
+    const agent = new Agent({ name: "fixture", model: scriptedModel(["done"]), tools: [tool] });
+    agent.loadState(saved);
+    expect(agent.saveState()).toEqual(saved);
+    const result = await agent.resume(null, { "b1-q2": { action: "answer", text: "10:00" } });
+    expect(result.stopReason).toBe("final");
+    expect(made).toEqual([["room=Lovelace", "time=10:00"]]);
+  });
 });
+
+/**
+ * The tool of the paused-on-a-question fixture: it needs a room, then a time, from the user, and
+ * pauses its call for each (ToolPause) with the answers so far as its state.
+ */
+function askingBookTool() {
+  const made: string[][] = [];
+  type Asking = { answers: string[]; waiting: { id: string; about: string } };
+  const tool = defineTool({
+    name: "book",
+    description: "Books a room at a time.",
+    parameters: z.object({ who: z.string() }),
+    execute: ({ who }, ctx) => {
+      const state = ctx.resumed?.state as Asking | undefined;
+      const reply = state ? ctx.resumed?.decisions[state.waiting.id] : undefined;
+      const answers = state ? [...state.answers, `${state.waiting.about}=${reply?.action === "answer" ? reply.text : "declined"}`] : [];
+      for (const [about, question] of [["room", "Which room?"], ["time", "What time?"]] as const) {
+        if (answers.some((answer) => answer.startsWith(`${about}=`))) continue;
+        const id = `${ctx.toolCallId}-q${answers.length + 1}`;
+        throw new ToolPause([{ id, name: "ask_user", kind: "question", arguments: JSON.stringify({ question }) }], { answers, waiting: { id, about } });
+      }
+      made.push(answers);
+      return `${who}: booked`;
+    },
+  });
+  return { tool, made };
+}

@@ -52,4 +52,18 @@ describe("questions in the terminal", () => {
     expect(prompter.output).toContain('The agent asks: {"question": 42}\n');
     expect(prompter.output).toContain("The agent asks: When?\n");
   });
+
+  it("asks a tool's question (an MCP server's) as the tool put it, and /decline rejects it", async () => {
+    const asked = (id: string) => ({
+      id,
+      name: "ask_user",
+      arguments: JSON.stringify({ question: 'MCP server "rooms" asks: Which room?', asker: 'MCP server "rooms"' }),
+      kind: "question" as const,
+    });
+    const prompter = scriptedPrompter(['{"room": "Turing"}', " /decline "], []);
+    const decisions = await askForDecisions([asked("a"), asked("b")], promptingApprover(prompter));
+    expect(decisions).toEqual({ a: { action: "answer", text: '{"room": "Turing"}' }, b: { action: "reject", reason: "the user declined to answer" } });
+    expect(prompter.output).toContain('\nMCP server "rooms" asks: Which room?\nyour answer (or /decline) > ');
+    expect(prompter.output).not.toContain("The agent asks");
+  });
 });

@@ -44,8 +44,17 @@ export async function askForDecisions(pending: readonly PendingCall[], approver:
   return decisions;
 }
 
+/** What the user types to decline a tool's question. */
+const DECLINE = "/decline";
+
 async function askOne(call: PendingCall, prompter: DecisionPrompter): Promise<ApprovalDecision | null> {
   const args = prettyArguments(call.arguments);
+  if (call.kind === "question" && askerOf(call.arguments) !== undefined) {
+    // A tool's question from inside its call (an MCP server's form): the text says who asks; declining is an answer too.
+    const answer = await prompter.ask(`\n${questionOf(call.arguments)}\nyour answer (or ${DECLINE}) > `);
+    if (answer === null) return null;
+    return answer.trim() === DECLINE ? { action: "reject", reason: "the user declined to answer" } : { action: "answer", text: answer };
+  }
   if (call.kind === "question") {
     const answer = await prompter.ask(`\nThe agent asks: ${questionOf(call.arguments)}\nyour answer> `);
     return answer === null ? null : { action: "answer", text: answer };
@@ -133,6 +142,16 @@ function planApproval(plan: PlanProposal, decision: PlanDecision | null): Approv
 }
 
 /** The question of an ask_user call; its raw arguments when the model sent something else. */
+/** Who asks a question a tool put while its call waits (`asker`, see ToolPause); absent for the agent's own ask_user. */
+function askerOf(args: string): string | undefined {
+  try {
+    const { asker } = JSON.parse(args) as { asker?: unknown };
+    return typeof asker === "string" ? asker : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function questionOf(args: string): string {
   try {
     const { question } = JSON.parse(args) as { question?: unknown };

@@ -14,6 +14,7 @@ describe("givenDecisions", () => {
         { tool: "ask_user", action: "answer", text: "the second" },
         { tool: "plan", action: "edit", steps: ["Read", "Write"] },
         { tool: "plan", action: "reject", reason: "shorter" },
+        { tool: "ask_user", action: "reject", reason: "rather not" },
       ],
       (text) => problems.push(text),
     );
@@ -21,6 +22,7 @@ describe("givenDecisions", () => {
     expect(await approver.decideCall(question)).toEqual({ action: "answer", text: "the second" });
     expect(await approver.decidePlan({ task: "t", steps: ["x"] })).toEqual({ action: "edit", steps: ["Read", "Write"] });
     expect(await approver.decidePlan({ task: "t", steps: ["x"] })).toEqual({ action: "reject", feedback: "shorter" });
+    expect(await approver.decideCall(question)).toEqual({ action: "reject", reason: "rather not" });
     expect(await approver.decideCall(write)).toBeNull();
     expect(problems).toEqual(["the --decisions file has no decision left for write_file; the run stays paused"]);
   });
@@ -31,7 +33,7 @@ describe("givenDecisions", () => {
     expect(await approver.decideCall(question)).toBeNull();
     expect(await approver.decideCall(write)).toBeNull();
     expect(problems).toEqual([
-      'decision 1 of --decisions (approve) does not fit ask_user: a question needs {"action":"answer","text":"…"}; the run stays paused',
+      'decision 1 of --decisions (approve) does not fit ask_user: a question needs {"action":"answer","text":"…"} or {"action":"reject"}; the run stays paused',
       'decision 2 of --decisions (edit) does not fit write_file: an edit needs "arguments"; the run stays paused',
     ]);
   });

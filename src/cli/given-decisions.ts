@@ -19,7 +19,7 @@ const Entry = z
     arguments: z.unknown().optional(),
     /** edit a plan: its new steps. */
     steps: z.array(z.string().min(1)).min(1).optional(),
-    /** answer an ask_user question. */
+    /** answer a question (ask_user's, or a tool's such as an MCP server's). */
     text: z.string().optional(),
   })
   .strict();
@@ -81,7 +81,10 @@ export function givenDecisions(entries: readonly Entry[], onProblem: (text: stri
       const entry = next(call.name);
       if (!entry) return null;
       if (call.kind === "question") {
-        return entry.action === "answer" && entry.text !== undefined ? { action: "answer", text: entry.text } : unfit(entry, call.name, 'a question needs {"action":"answer","text":"…"}');
+        if (entry.action === "answer" && entry.text !== undefined) return { action: "answer", text: entry.text };
+        // Rejecting a question declines it (an MCP server's question is told the user declined).
+        if (entry.action === "reject") return { action: "reject", reason: entry.reason ?? "declined by the --decisions file" };
+        return unfit(entry, call.name, 'a question needs {"action":"answer","text":"…"} or {"action":"reject"}');
       }
       switch (entry.action) {
         case "approve":

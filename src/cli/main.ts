@@ -11,9 +11,10 @@ import { exitCodeOf, exitCodesHelp } from "./run-endings.js";
 import { runDemo } from "./demo/demo-command.js";
 import { DEMO_MODEL, modelsFor } from "./model-option.js";
 import { mcpCommand } from "./mcp-command.js";
+import { collectMcpOption, MCP_OPTION_FORMAT } from "./mcp-servers.js";
 import { PLANS_LISTED, plansList, plansShow } from "./plans-command.js";
 import { openRuns } from "../runs/runs.js";
-import { cliTools, openCliStores, RUN_DEFAULTS, runCommand, type RunCommandOptions } from "./run-command.js";
+import { cliMcpConnections, cliTools, openCliStores, RUN_DEFAULTS, runCommand, type RunCommandOptions } from "./run-command.js";
 import { workerCommand } from "./worker-command.js";
 import { evalCommand } from "./eval-command.js";
 import { defaultDatabasePath } from "./stepwise-home.js";
@@ -67,6 +68,8 @@ program
   .addOption(new Option("--approval <mode>", "which calls wait for your approval").choices(APPROVAL_MODES).default(RUN_DEFAULTS.approval))
   .addOption(new Option("--decisions <file>", "decide what waits for approval from a JSON file instead of asking (see below)").conflicts("approveAll"))
   .option("--approve-all", "approve every call and plan that waits, without asking (questions still pause the run)")
+  .option("--mcp <name=server>", `use an MCP server's tools, named <name>__<tool> (repeatable): ${MCP_OPTION_FORMAT}`, collectMcpOption)
+  .option("--mcp-config <file>", 'use the MCP servers of a {"mcpServers": {…}} config file (read again on --resume)')
   .addHelpText(
     "after",
     `\nWithout --decisions or --approve-all, the terminal asks; piped, answers are read one per line, and "e" (edit) reads ` +
@@ -183,9 +186,12 @@ program
     if (!Number.isInteger(opts.port) || opts.port < 0 || opts.port > 65535) throw new CliError("--port expects a port number from 0 to 65535");
     const token = opts.token ?? process.env["STEPWISE_UI_TOKEN"];
     const stores = await openCliStores({ database: storePath(), ...(opts.store ? { store: opts.store } : {}) });
-    const runs = openRuns({ store: stores, models: modelsFor, tools: cliTools(storePath()), onWarning: (message) => process.stderr.write(`stepwise: ${message}\n`) });
+    // A run's MCP servers are connected when the viewer resumes it (an answered question, say).
+    const mcp = cliMcpConnections(storePath(), { stdout: process.stdout, stderr: process.stderr });
+    const runs = openRuns({ store: stores, models: modelsFor, tools: cliTools(storePath(), mcp), onWarning: (message) => process.stderr.write(`stepwise: ${message}\n`) });
     const closeRuns = async () => {
       await runs.close();
+      await mcp.close();
       await stores.close();
     };
     const viewer = await startViewer({ runs, host: opts.host, port: opts.port, ...(token ? { token } : {}) }).catch(async (error: unknown) => {

@@ -4,7 +4,8 @@ import { workspaceTools } from "../tools/workspace-tools.js";
 import { RunBusyError, RunLeaseLostError, RunNotFoundError, type RunRecord } from "../stores/run-store.js";
 import type { RunOutcome } from "../runs/run-driver.js";
 import { RunInputError } from "../runs/run-input-error.js";
-import type { RunSettings } from "../runs/run-settings.js";
+import { dirname } from "node:path";
+import { mergeSettings, type RunSettings } from "../runs/run-settings.js";
 import { checkStores, openStores, StoreUnreachableError, type RunStores } from "../runs/run-stores.js";
 import { openRuns, type RunHandle, type Runs } from "../runs/runs.js";
 import { parseApprovalMode } from "../runs/approval-mode.js";
@@ -15,6 +16,7 @@ import { otlpTracing } from "./otlp-export.js";
 import { liveChecklistView, plainLogView, type RunView } from "./run-view.js";
 import { askForDecisions, type Approver } from "./approval-prompt.js";
 import { exitCodeOf } from "./run-endings.js";
+import { mcpConfigPath, McpConnections } from "./mcp-servers.js";
 
 /**
  * `stepwise run`'s options. A new run fills what is missing from `RUN_DEFAULTS`; a resumed one from
@@ -34,6 +36,10 @@ export type RunCommandOptions = {
   maxSteps?: number;
   approval?: string;
   contextBudget?: number;
+  /** `--mcp`: MCP servers by name, each a command line or URL. */
+  mcp?: Record<string, string>;
+  /** `--mcp-config`: a file of MCP servers in the `{"mcpServers": …}` shape. */
+  mcpConfig?: string;
 };
 
 export const RUN_DEFAULTS = { strategy: "notebook", model: "openai:gpt-4o-mini", workspace: ".", approval: "none" } as const;
@@ -50,9 +56,17 @@ function storeLocation(opts: { database: string; store?: string }): string {
   return opts.store === undefined || opts.store === "sqlite" ? opts.database : opts.store;
 }
 
-/** The workspace tools, which never open the CLI's own store folder (wherever STEPWISE_HOME puts it). */
-export function cliTools(database: string): (settings: RunSettings) => Tool[] {
-  return (settings) => workspaceTools(settings.workspace, { protectedPaths: { hidden: storePaths(database) } });
+/**
+ * A run's tools in the CLI: the workspace tools, which never open the CLI's own store folder (wherever
+ * STEPWISE_HOME puts it), and the tools of the MCP servers its settings name, connected through `mcp`.
+ */
+export function cliTools(database: string, mcp: McpConnections): (settings: RunSettings) => Promise<Tool[]> {
+  return async (settings) => [...workspaceTools(settings.workspace, { protectedPaths: { hidden: storePaths(database) } }), ...(await mcp.toolsFor(settings.mcp))];
+}
+
+/** The command's MCP connections: OAuth state in the Stepwise home, links to authorize on stderr. */
+export function cliMcpConnections(database: string, io: { stdout: NodeJS.WritableStream & { isTTY?: boolean }; stderr: NodeJS.WritableStream }): McpConnections {
+  return new McpConnections({ home: dirname(database), announce: (text) => void io.stderr.write(text), interactive: io.stdout.isTTY === true });
 }
 
 /** Opens the stores once for the whole command, and fails in one line when they cannot be reached. */
@@ -70,10 +84,13 @@ export async function openCliStores(opts: { database: string; store?: string }):
 /** `stepwise run`: one task, one strategy, in a workspace; every event and checkpoint goes to the store. */
 export async function runCommand(task: string | undefined, opts: RunCommandOptions, io: RunIO): Promise<number> {
   const stores = await openCliStores(opts);
+  const mcp = cliMcpConnections(opts.database, io);
+  // The run's MCP servers are connected before it starts, so one that cannot be reached leaves no failed run behind.
+  const connect = async (settings: RunSettings) => void (await mcp.toolsFor(settings.mcp));
   const runs = openRuns({
     store: stores,
     models: modelsFor,
-    tools: cliTools(opts.database),
+    tools: cliTools(opts.database, mcp),
     onWarning: (message) => io.stderr.write(`stepwise: ${message}\n`),
   });
   try {
@@ -90,14 +107,18 @@ export async function runCommand(task: string | undefined, opts: RunCommandOptio
         if (opts.resume) {
           const previous = await runToResume(runs, opts.resume);
           io.stdout.write(`resuming run ${previous.id} (${previous.strategy}): ${previous.task}\n`);
-          return runs.resume(previous.id, undefined, { ...drive, settings: givenSettings(opts) });
+          const given = givenSettings(opts);
+          await connect(mergeSettings(given, (await stores.runs.loadSettings(previous.id)) as RunSettings | undefined));
+          return runs.resume(previous.id, undefined, { ...drive, settings: given });
         }
         if (!task) throw new CliError('a task is required: stepwise run "<task>" (or --resume to continue the last run)');
+        const settings = { workspace: RUN_DEFAULTS.workspace, ...givenSettings(opts) };
+        await connect(mergeSettings(settings, undefined));
         const started = await runs.start({
           task,
           strategy: opts.strategy ?? RUN_DEFAULTS.strategy,
           model: opts.model ?? RUN_DEFAULTS.model,
-          settings: { workspace: RUN_DEFAULTS.workspace, ...givenSettings(opts) },
+          settings,
           ...drive,
         });
         io.stdout.write(`run ${started.id} (${started.strategy}): ${started.task}\n`);
@@ -112,6 +133,7 @@ export async function runCommand(task: string | undefined, opts: RunCommandOptio
     }
   } finally {
     await runs.close();
+    await mcp.close();
     await stores.close();
   }
 }
@@ -124,6 +146,7 @@ function givenSettings(opts: RunCommandOptions): Partial<RunSettings> {
     ...(opts.board !== undefined ? { board: opts.board } : {}),
     ...(opts.maxSteps ? { maxSteps: opts.maxSteps } : {}),
     ...(opts.contextBudget ? { contextBudget: opts.contextBudget } : {}),
+    ...(opts.mcp || opts.mcpConfig ? { mcp: { servers: opts.mcp ?? {}, ...(opts.mcpConfig ? { configFile: mcpConfigPath(opts.mcpConfig) } : {}) } } : {}),
   };
 }
 

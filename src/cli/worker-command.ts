@@ -1,7 +1,7 @@
 import { workRuns } from "../runs/run-worker.js";
 import { openRuns } from "../runs/runs.js";
 import { modelsFor } from "./model-option.js";
-import { cliTools, openCliStores } from "./run-command.js";
+import { cliMcpConnections, cliTools, openCliStores } from "./run-command.js";
 
 /**
  * `stepwise worker`: drives the runs in the store that need a driver (their own died, or their
@@ -12,7 +12,8 @@ export async function workerCommand(
   io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream },
 ): Promise<number> {
   const stores = await openCliStores(opts);
-  const runs = openRuns({ store: stores, models: modelsFor, tools: cliTools(opts.database), onWarning: (message) => io.stderr.write(`stepwise: ${message}\n`) });
+  const mcp = cliMcpConnections(opts.database, io);
+  const runs = openRuns({ store: stores, models: modelsFor, tools: cliTools(opts.database, mcp), onWarning: (message) => io.stderr.write(`stepwise: ${message}\n`) });
   const controller = new AbortController();
   const stop = () => {
     io.stderr.write("stopping the worker after the current step…\n");
@@ -37,6 +38,7 @@ export async function workerCommand(
     process.off("SIGINT", stop);
     process.off("SIGTERM", stop);
     await runs.close();
+    await mcp.close();
     await stores.close();
   }
 }

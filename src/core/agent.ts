@@ -199,7 +199,12 @@ export class Agent {
         }),
       ]);
       this.#pending = undefined;
-      return this.#loop(opts.signal, { calls: pending.calls, results });
+      // The turn's calls as they ran: an edited call whose tool paused goes on with the edited arguments.
+      const calls = pending.calls.map((call) => {
+        const decision = decisions[call.id];
+        return decision?.action === "edit" ? { ...call, arguments: editedArguments(decision) } : call;
+      });
+      return this.#loop(opts.signal, { calls, results });
     });
   }
 
@@ -520,7 +525,7 @@ export class Agent {
       case "approve":
         return this.#track(call, 0, () => this.#invoke(call, signal));
       case "edit": {
-        const edited = typeof decision.arguments === "string" ? decision.arguments : JSON.stringify(decision.arguments);
+        const edited = editedArguments(decision);
         this.#recordEdit(call.id, edited);
         const ran = { ...call, arguments: edited };
         const outcome = await this.#track(ran, 0, () => this.#invoke(ran, signal, call.arguments));
@@ -546,6 +551,10 @@ export class Agent {
     const runId = this.#scope.runId;
     return { agentName: this.name, step, memory: this.#memory, ...(signal ? { signal } : {}), ...(runId !== undefined ? { runId } : {}) };
   }
+}
+
+function editedArguments(decision: Extract<ApprovalDecision, { action: "edit" }>): string {
+  return typeof decision.arguments === "string" ? decision.arguments : JSON.stringify(decision.arguments);
 }
 
 /** Fills what providers leave out (null content, missing or repeated call ids) so memory stays replayable. */

@@ -68,4 +68,27 @@ describe("a tool that pauses (ToolPause)", () => {
     const done = await agent.continue();
     expect(done.text).toMatch(/^saw: Interrupted: the run stopped before this call's result was recorded/);
   });
+
+  it("an edited call that pauses goes on with the user's arguments, not the model's", async () => {
+    const sizes: number[] = [];
+    const tool = defineTool({
+      name: "batch",
+      description: "Runs a batch of writes.",
+      parameters: z.object({ size: z.number() }),
+      requiresApproval: true,
+      execute: ({ size }, ctx) => {
+        sizes.push(size);
+        if (!ctx.resumed) throw new ToolPause([inner(1)], {});
+        return `batch of ${size} done`;
+      },
+    });
+    const agent = new Agent({ model: caller(), tools: [tool] });
+    const held = await agent.run("go");
+    expect(held.pending).toMatchObject([{ id: "b1", kind: "approval" }]);
+    const paused = await agent.resume(undefined, { b1: { action: "edit", arguments: { size: 5 } } });
+    expect(paused.pending).toEqual([inner(1)]);
+    const done = await agent.resume(saved(agent), { "inner-1": { action: "approve" } });
+    expect(sizes).toEqual([5, 5]);
+    expect(done.text).toBe("saw: batch of 5 done");
+  });
 });

@@ -71,10 +71,10 @@ describe("mcpTools options", () => {
     }
   });
 
-  it("offers no elicitation without an answerer, so the server's call fails plainly", async () => {
+  it("offers no elicitation with elicit: false, so the server's call fails plainly", async () => {
     const server = await startElicitingMcpServer();
     try {
-      const mcp = await mcpTools({ url: server.url });
+      const mcp = await mcpTools({ url: server.url }, { elicit: false });
       const result = await mcp.tools().find((t) => t.name === "book_room")!.invoke({});
       expect(result.isError).toBe(true);
       expect(result.text).toMatch(/elicitation/i);
@@ -83,5 +83,16 @@ describe("mcpTools options", () => {
       await server.stop();
     }
   });
-});
 
+  it("dismisses a question asked outside an agent, where nobody can answer it", async () => {
+    const server = await startElicitingMcpServer();
+    try {
+      const mcp = await mcpTools({ url: server.url });
+      const result = await mcp.tools().find((t) => t.name === "book_room")!.invoke({});
+      expect(JSON.parse(result.text)).toEqual({ action: "cancel" });
+      await mcp.close();
+    } finally {
+      await server.stop();
+    }
+  });
+});

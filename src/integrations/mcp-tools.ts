@@ -1,20 +1,36 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import { UnauthorizedError, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import { ElicitRequestSchema, ErrorCode, McpError, type CallToolResult, type Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import { z, type ZodType } from "zod";
+import { linkSignals } from "../core/abort.js";
+import { boundedQuote } from "../core/bounded-quote.js";
 import type { Plugin } from "../core/plugin.js";
 import { defineTool, type Tool, type ToolContext, type ToolResult } from "../core/tool.js";
+import { answersOnResume, elicitationPause } from "./mcp-elicitation-pause.js";
+import { ElicitationRouting, type CallInFlight, type McpElicitationAnswerer } from "./mcp-elicitation-routing.js";
+
+export type { McpElicitation, McpElicitationAnswer } from "./mcp-elicitation.js";
+export type { McpElicitationAnswerer } from "./mcp-elicitation-routing.js";
 
 /** An MCP server started as a child process and spoken to over its stdin/stdout. */
 export type McpStdioServerSpec = { command: string; args?: string[]; env?: Record<string, string> };
 /**
  * An MCP server reached over Streamable HTTP. `authProvider` is the SDK's OAuth client provider: the
- * transport uses and refreshes its tokens, and starts its authorization flow when the server asks.
+ * transport uses and refreshes its tokens, and starts its authorization flow when the server asks
+ * (completed here when the provider is an InteractiveOAuthClientProvider).
  */
 export type McpHttpServerSpec = { url: string; headers?: Record<string, string>; authProvider?: OAuthClientProvider };
 export type McpServerSpec = McpStdioServerSpec | McpHttpServerSpec;
+
+/**
+ * An OAuth client provider that can also wait for the user to come back from the authorization
+ * page: `mcpTools` then completes a first authorization itself, with the code it resolves to.
+ */
+export interface InteractiveOAuthClientProvider extends OAuthClientProvider {
+  waitForAuthorizationCode(): Promise<string>;
+}
 
 /**
  * A live connection to one MCP server, offering its tools as ordinary Stepwise tools. It is also a
@@ -29,10 +45,6 @@ export interface McpTools extends Plugin {
   close(): Promise<void>;
 }
 
-/** A question the server asks the user in the middle of a call (MCP elicitation), with the form it wants filled. */
-export type McpElicitation = { message: string; requestedSchema: Record<string, unknown> };
-export type McpElicitationAnswer = { action: "accept"; content: Record<string, unknown> } | { action: "decline" | "cancel" };
-
 export interface McpToolsOptions {
   /** Put before every tool name (after it is made model-safe), so two servers' tools never clash: "gh_". */
   prefix?: string;
@@ -41,15 +53,19 @@ export interface McpToolsOptions {
   /** None of these, by the server's own names ("*" as in include); applied after include. */
   exclude?: readonly string[];
   /**
-   * Answers the server's questions to the user (elicitation). Without it the client does not offer
-   * elicitation, and servers that need it say so in the call's result. Fields the answer leaves out
-   * get the defaults the server's schema gives.
+   * How the server's questions to the user (elicitation) are answered. By default the call pauses
+   * (ToolPause) with the question pending (an `ask_user` question, id `<call id>-q<n>`), and the user's
+   * answer (or rejection, which declines) makes the call again, where the same question — same
+   * message and form — gets it; called outside an agent, the question is dismissed ("cancel"). A function
+   * answers in this process instead, without pausing. `false` offers no elicitation at all. Fields an
+   * answer leaves out get the defaults the server's form gives.
    */
-  elicit?: (request: McpElicitation, ctx: { signal: AbortSignal }) => Promise<McpElicitationAnswer>;
+  elicit?: McpElicitationAnswerer | false;
 }
 
 const CLIENT_INFO = { name: "stepwise", version: "0.1.0" };
 const MODEL_TOOL_NAME = /[^A-Za-z0-9_-]/g;
+const LABEL_LIMIT = 100;
 
 /**
  * Connects to an MCP server, lists its tools and wraps each as a Stepwise tool: the server's input
@@ -59,48 +75,81 @@ const MODEL_TOOL_NAME = /[^A-Za-z0-9_-]/g;
  */
 export async function mcpTools(server: McpServerSpec, opts: McpToolsOptions = {}): Promise<McpTools> {
   const elicit = opts.elicit;
-  // The SDK fills omitted fields from the requested schema's defaults before answering (SEP-1034).
-  const client = new Client(CLIENT_INFO, elicit ? { capabilities: { elicitation: { form: { applyDefaults: true } } } } : {});
-  if (elicit) {
-    client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
-      const params = request.params as { message: string; requestedSchema?: Record<string, unknown> };
-      return elicit({ message: params.message, requestedSchema: params.requestedSchema ?? {} }, { signal: extra.signal });
-    });
-  }
+  // Named as the server names itself once connected.
+  // What the server calls itself is its own to choose: quoted and bounded wherever it is shown.
+  let label = boundedQuote(describeSpec(server), LABEL_LIMIT);
+  const questions = new ElicitationRouting(() => label, elicit || undefined);
   const connection = { lost: undefined as string | undefined, lastError: undefined as string | undefined };
-  client.onerror = (error) => {
-    connection.lastError = error.message;
-  };
-  client.onclose = () => {
-    connection.lost ??= connection.lastError ?? ("url" in server ? "the connection closed" : "its process has ended");
+  let client: Client | undefined;
+  const newClient = (): Client => {
+    // The SDK fills omitted fields from the requested schema's defaults before answering (SEP-1034).
+    const made = new Client(CLIENT_INFO, elicit === false ? {} : { capabilities: { elicitation: { form: { applyDefaults: true } } } });
+    if (elicit !== false) {
+      made.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
+        const params = request.params as { message: string; requestedSchema?: Record<string, unknown> };
+        return questions.answer({ message: params.message, requestedSchema: params.requestedSchema ?? {} }, extra.signal);
+      });
+    }
+    // Only the client in use speaks for the connection: one dropped for a new authorization does not.
+    made.onerror = (error) => {
+      if (made === client) connection.lastError = error.message;
+    };
+    made.onclose = () => {
+      if (made === client) connection.lost ??= connection.lastError ?? ("url" in server ? "the connection closed" : "its process has ended");
+    };
+    return (client = made);
   };
 
+  let connected: Client;
   let transport: McpTransport;
   let listed: McpTool[];
   try {
-    transport = openTransport(server);
-    await client.connect(transport);
-    listed = await listAllTools(client);
+    ({ client: connected, transport } = await connectClient(newClient, server));
+    listed = await listAllTools(connected);
   } catch (error) {
-    await client.close().catch(() => {});
+    await client?.close().catch(() => {});
     throw new Error(`Could not connect to MCP server ${describeSpec(server)}: ${reasonOf(error)}`, { cause: error });
   }
-
-  const label = JSON.stringify(client.getServerVersion()?.name ?? describeSpec(server));
+  label = boundedQuote(connected.getServerVersion()?.name ?? describeSpec(server), LABEL_LIMIT);
   const chosen = listed.filter((tool) => isChosen(tool.name, opts));
-  const tools = chosen.map((tool) => wrapTool(client, tool, label, connection, opts.prefix ?? ""));
+  const tools = chosen.map((tool) => wrapTool({ client: connected, questions, label, connection }, tool, opts.prefix ?? ""));
   let closing: Promise<void> | undefined;
   return {
     // An MCP server's tools act on the world: permission policies judge them as read-only or write tools.
     planningTools: false,
-    name: `mcp:${client.getServerVersion()?.name ?? describeSpec(server)}`,
+    name: `mcp:${connected.getServerVersion()?.name ?? describeSpec(server)}`,
     tools: () => [...tools],
     close() {
       connection.lost ??= "the connection was closed";
-      closing ??= closeConnection(client, transport);
+      closing ??= closeConnection(connected, transport);
       return closing;
     },
   };
+}
+
+/**
+ * Connects a new client. When the server wants OAuth and the provider can wait for the user's
+ * authorization (`waitForAuthorizationCode`), finishes the flow with the code and connects once more.
+ */
+async function connectClient(newClient: () => Client, server: McpServerSpec): Promise<{ client: Client; transport: McpTransport }> {
+  const first = openTransport(server);
+  try {
+    const client = newClient();
+    await client.connect(first);
+    return { client, transport: first };
+  } catch (error) {
+    const provider = "url" in server ? server.authProvider : undefined;
+    if (!(error instanceof UnauthorizedError) || !(first instanceof StreamableHTTPClientTransport) || !isInteractive(provider)) throw error;
+    await first.finishAuth(await provider.waitForAuthorizationCode());
+    const second = openTransport(server);
+    const client = newClient();
+    await client.connect(second);
+    return { client, transport: second };
+  }
+}
+
+function isInteractive(provider: OAuthClientProvider | undefined): provider is InteractiveOAuthClientProvider {
+  return typeof (provider as Partial<InteractiveOAuthClientProvider> | undefined)?.waitForAuthorizationCode === "function";
 }
 
 type McpTransport = StdioClientTransport | StreamableHTTPClientTransport;
@@ -141,7 +190,10 @@ function namePattern(pattern: string): RegExp {
   return new RegExp(`^${escaped.join(".*")}$`);
 }
 
-function wrapTool(client: Client, tool: McpTool, label: string, connection: ConnectionState, prefix: string): Tool {
+/** What every tool of one connection shares. */
+type Connection = { client: Client; questions: ElicitationRouting; label: string; connection: ConnectionState };
+
+function wrapTool({ client, questions, label, connection }: Connection, tool: McpTool, prefix: string): Tool {
   const { $schema: _dialect, ...parameters } = tool.inputSchema;
   const wrapped = defineTool({
     // Models accept only letters, digits, "_" and "-" in tool names; MCP also allows "." and more.
@@ -151,13 +203,21 @@ function wrapTool(client: Client, tool: McpTool, label: string, connection: Conn
     readOnly: tool.annotations?.readOnlyHint === true,
     async execute(args, ctx: ToolContext): Promise<ToolResult> {
       if (connection.lost !== undefined) return unreachable(label, connection.lost);
+      const answers = answersOnResume(ctx.resumed);
+      // Only a caller that knows the call by id can go on with it after a pause.
+      const call: CallInFlight = { answers: [...answers], canPause: ctx.toolCallId !== undefined, end: new AbortController() };
+      let outcome: ToolResult;
       try {
-        const options = ctx.signal ? { signal: ctx.signal } : {};
-        const result = await client.callTool({ name: tool.name, arguments: args as Record<string, unknown> }, undefined, options);
-        return { text: resultText(result as CallToolResult), isError: result.isError === true };
+        const signal = linkSignals(ctx.signal, call.end.signal);
+        const request = { name: tool.name, arguments: args as Record<string, unknown> };
+        const result = await questions.during(call, () => client.callTool(request, undefined, signal ? { signal } : {}));
+        outcome = call.ended ?? { text: resultText(result as CallToolResult), isError: result.isError === true };
       } catch (error) {
-        return callFailure(error, tool.name, label, connection);
+        outcome = call.ended ?? callFailure(error, tool.name, label, connection);
       }
+      // The server asked what nobody answered yet: the call stopped, and goes on with the user's reply.
+      if (call.asks && ctx.toolCallId !== undefined) throw elicitationPause(ctx.toolCallId, answers, call.asks);
+      return outcome;
     },
   });
   // The model sees the server's own schema, not our zod rendering of it.

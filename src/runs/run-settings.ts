@@ -12,7 +12,15 @@ export type RunSettings = {
   board?: string;
   maxSteps?: number;
   contextBudget?: number;
+  /**
+   * MCP servers whose tools the run gets: by name, a command line or URL (`stepwise run --mcp`), and
+   * a config file in the `{"mcpServers": …}` shape, re-read (it may hold secrets, which are not kept here).
+   * The CLI connects them; the run layer only keeps them.
+   */
+  mcp?: RunMcpServers;
 };
+
+export type RunMcpServers = { servers: Record<string, string>; configFile?: string };
 
 const DEFAULT_SETTINGS: RunSettings = { workspace: ".", approval: "none" };
 
@@ -26,7 +34,15 @@ export function mergeSettings(given: Partial<RunSettings>, saved: RunSettings | 
     ...(given.board !== undefined ? { board: given.board } : {}),
     ...(given.maxSteps ? { maxSteps: given.maxSteps } : {}),
     ...(given.contextBudget ? { contextBudget: given.contextBudget } : {}),
+    ...mergeMcp(given.mcp, base.mcp),
   };
+}
+
+/** Servers named again replace the saved ones of that name; a config file given replaces the saved one. */
+function mergeMcp(given: RunMcpServers | undefined, saved: RunMcpServers | undefined): { mcp?: RunMcpServers } {
+  if (!given) return saved ? { mcp: saved } : {};
+  const configFile = given.configFile ?? saved?.configFile;
+  return { mcp: { servers: { ...saved?.servers, ...given.servers }, ...(configFile !== undefined ? { configFile } : {}) } };
 }
 
 function checkWorkspace(path: string): string {

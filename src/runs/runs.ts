@@ -22,8 +22,8 @@ export type RunsOptions = {
   store: string | RunStores;
   /** Models for a run's model spec, in this process (default: `resolveModel`, one model for every role). */
   models?: (spec: string, strategy: StrategyName) => ModelsByRole;
-  /** The tools a run gets in this process (default: the workspace tools of its workspace). */
-  tools?: (settings: RunSettings) => Tool[];
+  /** The tools a run gets in this process (default: the workspace tools of its workspace); may connect to get them (MCP servers). */
+  tools?: (settings: RunSettings) => Tool[] | Promise<Tool[]>;
   /** This process's name in leases (default: host, pid and a random suffix). */
   holder?: string;
   /** How long a lease lasts without a heartbeat (ms, default 30 000): how soon a dead driver's run can be taken over. */
@@ -112,7 +112,7 @@ export function openRuns(opts: RunsOptions): Runs {
 
   const openSession = async (run: Pick<RunRecord, "id" | "model">, strategy: StrategyName, settings: RunSettings, save: () => Promise<void>) => {
     const models = modelsFor(run.id, run.model, strategy);
-    const tools = given.get(run.id)?.tools ?? opts.tools?.(settings) ?? workspaceTools(settings.workspace);
+    const tools = given.get(run.id)?.tools ?? (await opts.tools?.(settings)) ?? workspaceTools(settings.workspace);
     let board: TaskStore | undefined;
     if (strategy === "tasks") {
       board = stores.board(settings.board ?? run.id);

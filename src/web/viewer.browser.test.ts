@@ -6,6 +6,9 @@ import { chromium, type BrowserContext, type Locator, type Page } from "playwrig
 import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, it } from "vitest";
 import { runCommand } from "../cli/run-command.js";
 import { modelsFor } from "../cli/model-option.js";
+import { mcpTools } from "../integrations/mcp-tools.js";
+import { startElicitingMcpServer } from "../integrations/test-support/eliciting-mcp-server.js";
+import { scriptedModel } from "../models/scripted.js";
 import { openRuns, type Runs } from "../runs/runs.js";
 import { startViewer, type Viewer } from "./viewer-server.js";
 
@@ -153,6 +156,31 @@ describe("the plan viewer in Chromium", () => {
     await page.locator('#run-header [data-run-status="finished"]').waitFor();
     await page.locator("#answer", { hasText: "wrote report.md" }).waitFor();
     expect(page.url()).toBe(`${base}#run=${runId}`);
+  });
+
+  it("shows an MCP server's question as the server put it, and Decline declines it: the run goes on", async () => {
+    const server = await startElicitingMcpServer();
+    const mcp = await mcpTools({ url: server.url }, { prefix: "rooms_" });
+    try {
+      await viewer.close();
+      await runs.close();
+      const model = scriptedModel([{ toolCalls: [{ name: "rooms_book_room", arguments: {}, id: "c1" }] }, (req) => `told: ${String(req.messages.at(-1)?.content)}`]);
+      runs = openRuns({ store: database, models: () => () => model, tools: () => mcp.tools() });
+      viewer = await startViewer({ runs });
+      const run = await runs.start({ task: "book a room", strategy: "todos", model: "scripted", settings: { workspace } });
+      expect(await run.done).toMatchObject({ status: "awaiting-approval" });
+      await page.goto(`${viewer.url}#run=${run.id}`);
+
+      const pending = page.locator("#pending");
+      await pending.filter({ hasText: 'MCP server "eliciting-server" asks: Which room?' }).waitFor();
+      expect(await pending.getByText("The agent asks").count()).toBe(0);
+      await pending.getByRole("button", { name: "Decline" }).click();
+      await page.locator('#run-header [data-run-status="finished"]').waitFor();
+      expect(server.answers.at(-1)).toEqual({ action: "decline" });
+    } finally {
+      await mcp.close();
+      await server.stop();
+    }
   });
 
   it("draws a finished compiler run's parallel tasks as overlapping bars in the timeline, and opens a written file as a diff", async () => {

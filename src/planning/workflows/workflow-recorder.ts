@@ -143,7 +143,9 @@ export class WorkflowRecorder implements ReplyEvents {
     this.#emit({ type: "tool-start", step: at.round, call: { ...call } });
     const started = Date.now();
     const ctx = { agentName: this.#identity.name, toolCallId: call.id, runId: this.runId, ...(at.signal ? { signal: at.signal } : {}) };
-    const result = await tool.invoke(args, ctx);
+    const invoked = await tool.invoke(args, ctx);
+    // A step's call cannot wait for the user mid-call (ToolPause): only an agent goes on with a paused call.
+    const result = invoked.paused ? { text: pausedInStepText(tool.name), isError: true } : invoked;
     this.#emit({ type: "tool-end", step: at.round, call, result, refused: false, durationMs: Date.now() - started });
     return result;
   }
@@ -169,4 +171,8 @@ export class WorkflowRecorder implements ReplyEvents {
   ended(trace: WorkflowTrace): void {
     this.#emit({ type: "workflow-end", workflow: this.#workflow, answer: trace.answer, rounds: trace.plans.length, durationMs: trace.durationMs });
   }
+}
+
+function pausedInStepText(tool: string): string {
+  return `Tool "${tool}" stopped to wait for the user in the middle of its call (a question or a call to approve), which a workflow step cannot do; its call did not finish. Go on without it or tell the user.`;
 }

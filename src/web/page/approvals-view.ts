@@ -36,17 +36,23 @@ function pendingCall(call: PendingCall, all: readonly PendingCall[], state: Appr
   const box = el("div", { "data-call": call.id });
   if (call.kind === "question") {
     let question = call.arguments;
+    let asker: string | undefined;
     try {
-      const parsed = JSON.parse(call.arguments) as { question?: unknown };
+      const parsed = JSON.parse(call.arguments) as { question?: unknown; asker?: unknown };
       if (typeof parsed.question === "string") question = parsed.question;
+      if (typeof parsed.asker === "string") asker = parsed.asker;
     } catch {
       // Not JSON: show the arguments as they are.
     }
     const answer = el("input", { type: "text", "aria-label": "your answer", placeholder: "Your answer" });
-    box.append(
-      el("p", {}, el("strong", { text: "The agent asks: " }), question),
-      el("div", { class: "actions" }, answer, el("button", { type: "button", class: "action approve", onclick: () => decide({ action: "answer", text: answer.value }) }, "Answer")),
-    );
+    const answerButton = el("button", { type: "button", class: "action approve", onclick: () => decide({ action: "answer", text: answer.value }) }, "Answer");
+    if (asker === undefined) {
+      box.append(el("p", {}, el("strong", { text: "The agent asks: " }), question), el("div", { class: "actions" }, answer, answerButton));
+    } else {
+      // A tool's question from inside its call (an MCP server's form): its text says who asks; declining is an answer too.
+      const decline = el("button", { type: "button", class: "action reject", onclick: () => decide({ action: "reject", reason: "the user declined to answer" }) }, "Decline");
+      box.append(el("p", { class: "answer" }, question), el("div", { class: "actions" }, answer, answerButton, decline));
+    }
   } else {
     const reason = el("input", { type: "text", "aria-label": "reason for rejecting", placeholder: "Why not? (told to the agent)" });
     const editor = el("textarea", { "aria-label": "edited arguments (JSON)", hidden: true, spellcheck: "false" });
