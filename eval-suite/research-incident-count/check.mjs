@@ -1,11 +1,4 @@
 // node check.mjs <workspace> <answer-file>: exit 0 when the final answer states the known facts.
-import { readFileSync } from "node:fs";
+import { checkAnswerFacts } from "../_checks/answer-facts.mjs";
 
-const answer = readFileSync(process.argv[3], "utf8");
-const facts = [["the count (3)", "\\b3\\b|\\bthree\\b"], ["INC-2402", "INC-2402"], ["INC-2411", "INC-2411"], ["INC-2421", "INC-2421"]];
-const missing = facts.filter(([, pattern]) => !new RegExp(pattern, "i").test(answer)).map(([name]) => name);
-if (missing.length > 0) {
-  console.log(`the answer misses: ${missing.join("; ")}`);
-  process.exit(1);
-}
-console.log("the answer states every known fact");
+checkAnswerFacts(process.argv[3], [["the count (3)", "\\b3\\b|\\bthree\\b"], ["INC-2402", "INC-2402"], ["INC-2411", "INC-2411"], ["INC-2421", "INC-2421"]]);
