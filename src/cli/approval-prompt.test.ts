@@ -33,6 +33,14 @@ describe("plan approval in the terminal", () => {
     expect(await askPlanDecision(plan, scriptedPrompter(["maybe", "yes"], []))).toEqual({ action: "approve" });
     expect(await askPlanDecision(plan, scriptedPrompter([null], []))).toBeNull();
   });
+
+  it("says why it asks again when the user's last edit could not run", async () => {
+    const prompter = scriptedPrompter(["a"], []);
+    const problem = 'Your edited plan "[\\"x\\"]" was not used: the step has no tool.';
+    const call = { id: "plan-1", name: "plan", kind: "plan" as const, arguments: JSON.stringify({ task: "Report", steps: ["Read a"], problem }) };
+    expect(await askForDecisions([call], promptingApprover(prompter))).toEqual({ "plan-1": { action: "approve" } });
+    expect(prompter.output).toContain(`${problem}\n\nThe planner proposes this plan for "Report"`);
+  });
 });
 
 describe("questions in the terminal", () => {

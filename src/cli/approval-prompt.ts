@@ -15,7 +15,8 @@ export interface DecisionPrompter {
 }
 
 /** A plan a workflow wants to run. */
-export type PlanProposal = { task: string; steps: string[] };
+/** A plan put to the user; `problem` says why they are asked again (their last edit could not run). */
+export type PlanProposal = { task: string; steps: string[]; problem?: string };
 
 /**
  * Whoever decides what waits for the user: the person at the terminal, or decisions given up front
@@ -83,6 +84,7 @@ async function askOne(call: PendingCall, prompter: DecisionPrompter): Promise<Ap
 
 /** Asks about a workflow's plan before it runs; null when the user went away. */
 export async function askPlanDecision(plan: PlanProposal, prompter: DecisionPrompter): Promise<PlanDecision | null> {
+  if (plan.problem) prompter.write(`\n${plan.problem}\n`);
   prompter.write(`\nThe planner proposes this plan for "${plan.task}":\n${plan.steps.map((s, i) => `  ${i + 1}. ${s}`).join("\n")}\n`);
   for (;;) {
     const reply = await prompter.ask("[a]pprove, [r]eject <feedback>, or [e]dit the steps? ");
@@ -125,8 +127,10 @@ export function readEditedSteps(text: string): { steps: string[] } | { error: st
 function proposedPlan(call: PendingCall): PlanProposal | undefined {
   if (call.kind !== "plan" && call.name !== "plan") return undefined;
   try {
-    const { task, steps } = JSON.parse(call.arguments) as { task?: unknown; steps?: unknown };
-    if (typeof task === "string" && Array.isArray(steps) && steps.every((step) => typeof step === "string")) return { task, steps: steps as string[] };
+    const { task, steps, problem } = JSON.parse(call.arguments) as { task?: unknown; steps?: unknown; problem?: unknown };
+    if (typeof task === "string" && Array.isArray(steps) && steps.every((step) => typeof step === "string")) {
+      return { task, steps: steps as string[], ...(typeof problem === "string" ? { problem } : {}) };
+    }
   } catch {
     // Not a plan after all: asked about as any other call.
   }

@@ -82,11 +82,13 @@ const REWOO_PLAN = JSON.stringify({
 const COMPILER_PLAN = ['{"tool": "read_note", "args": {"text": "first"}}', '{"tool": "write_note", "args": {"text": "hi"}}', '{"tool": "join"}'].join("\n");
 
 /** The models of each strategy, by role. */
-function brains(strategy: StrategyName, plannerSaw: string[], compilerPlan: string): (role: ModelRole) => ReturnType<typeof reactiveModel> {
-  const planner = (reply: string) =>
+function brains(strategy: StrategyName, plannerSaw: string[], compilerPlan: string | readonly string[]): (role: ModelRole) => ReturnType<typeof reactiveModel> {
+  /** Replies with `replies` in turn, the last one from then on. */
+  const planner = (replies: string | readonly string[]) =>
     reactiveModel((req) => {
       plannerSaw.push(text(req.messages));
-      return reply;
+      const turns = typeof replies === "string" ? [replies] : replies;
+      return turns[Math.min(plannerSaw.length, turns.length) - 1] as string;
     });
   const answerer = reactiveModel((req) => `final: ${verdict(req)}`);
   switch (strategy) {
@@ -118,7 +120,7 @@ function brains(strategy: StrategyName, plannerSaw: string[], compilerPlan: stri
   }
 }
 
-function setup(strategy: StrategyName, compilerPlan = COMPILER_PLAN) {
+function setup(strategy: StrategyName, compilerPlan: string | readonly string[] = COMPILER_PLAN) {
   const dir = mkdtempSync(join(tmpdir(), "stepwise-workflow-approval-"));
   dirs.push(dir);
   const desk: Desk = { writes: [], reads: [] };
@@ -225,6 +227,53 @@ describe.each(["rewoo", "compiler"] as const)("%s under --approval plan", (strat
     const done = await resume(paused, { action: "edit", arguments: { steps: edited } });
     expect(done).toMatchObject({ status: "finished", text: "final: wrote bye (plan changed)" });
     expect(desk).toEqual({ reads: [], writes: ["bye"] });
+  });
+});
+
+describe.each([
+  ["rewoo", { steps: ["Write the note now"] }, /Write each step as "Plan: <why> #E1 = tool\[input\]"/],
+  ["compiler", { steps: ['{"id": 1, "tool": "erase_all", "args": {}, "deps": []}'] }, /erase_all[\s\S]*Write each task as one JSON line/],
+  ["plan-execute", { steps: [] }, /needs at least one step/],
+] as const)("%s under --approval plan, given an edited plan that cannot run", (strategy, edit, problem) => {
+  const shown = (outcome: RunOutcome) => JSON.parse(outcome.pending?.[0]?.arguments ?? "{}") as { steps: string[]; problem?: string };
+
+  it("stays paused on the proposed plan, says what was wrong, and runs the plan once approved", async () => {
+    const { desk, start, resume, open } = setup(strategy);
+    const paused = await start("plan");
+    const again = await resume(paused, { action: "edit", arguments: edit });
+    expect(again).toMatchObject({ status: "awaiting-approval" });
+    expect(await open().get(paused.runId)).toMatchObject({ status: "awaiting-approval" });
+    expect(again.pending).toEqual([expect.objectContaining({ id: paused.pending?.[0]?.id, kind: "plan" })]);
+    expect(shown(again).steps).toEqual(shown(paused).steps);
+    expect(shown(again).problem).toMatch(problem);
+    expect(shown(again).problem).toContain(`Your edited plan ${JSON.stringify(JSON.stringify(edit))} was not used`);
+    expect(desk).toEqual({ reads: [], writes: [] });
+    expect(await resume(again, { action: "approve" })).toMatchObject({ status: "finished", text: "final: wrote hi" });
+    expect(desk.writes).toEqual(["hi"]);
+  });
+
+  it("quotes a long edit only in part, and runs a good edit given after it", async () => {
+    const { desk, start, resume } = setup(strategy);
+    const paused = await start("plan");
+    const long = { steps: strategy === "plan-execute" ? " ".repeat(5_000).split("") : [`${"x".repeat(5_000)}`] };
+    const again = await resume(paused, { action: "edit", arguments: long });
+    expect(shown(again).problem).toMatch(/more characters left out/);
+    expect(shown(again).problem?.length).toBeLessThan(2_000);
+    const edited = shown(again)
+      .steps.filter((step) => !/read/i.test(step))
+      .map((step) => step.replace('"hi"', '"bye"'));
+    const done = await resume(again, { action: "edit", arguments: { steps: edited } });
+    expect(done).toMatchObject({ status: "finished" });
+    expect(desk.reads).toEqual([]);
+  });
+});
+
+describe("compiler under --approval plan, re-planned after a rejection", () => {
+  it("asks nothing about a new plan without tasks, and answers from what is known", async () => {
+    const { desk, start, resume } = setup("compiler", [COMPILER_PLAN, '{"tool": "join"}']);
+    const done = await resume(await start("plan"), { action: "reject", reason: "Do not touch the notes." });
+    expect(done).toMatchObject({ status: "finished", text: "final: nothing" });
+    expect(desk).toEqual({ reads: [], writes: [] });
   });
 });
 

@@ -84,15 +84,20 @@ describe("PlanAndExecute pauses for plan approval", () => {
     expect(String(third.executor.requests[0]?.messages.at(-1)?.content)).toContain("The user rejected the planner's first proposal with this feedback: Use the price list.");
   });
 
-  it("runs an edited plan, given as { steps } or a list, and refuses an edit that is not a plan", async () => {
+  it("runs an edited plan, given as { steps } or a list, and asks again about an edit that is not a plan", async () => {
     const paused = await planAndExecute([proposal]).workflow.run(TASK);
     const refused = planAndExecute([]);
-    await expect(refused.workflow.run(TASK, { state: saved(paused), decisions: decide(paused, { action: "edit", arguments: { step: "x" } }) })).rejects.toThrow(
-      'An edited plan is { "steps": ["…"] } or a list of step texts; got {"step":"x"}.',
-    );
-    await expect(refused.workflow.run(TASK, { state: saved(paused), decisions: decide(paused, { action: "edit", arguments: [" "] }) })).rejects.toThrow(
-      /needs at least one step; to stop the plan, reject it/,
-    );
+    for (const [edit, problem] of [
+      [{ step: "x" }, 'Your edited plan "{\\"step\\":\\"x\\"}" was not used: An edited plan is { "steps": ["…"] } or a list of step texts.'],
+      [[" "], "needs at least one step; to stop the plan, reject it"],
+    ] as const) {
+      const again = await refused.workflow.run(TASK, { state: saved(paused), decisions: decide(paused, { action: "edit", arguments: edit }) });
+      expect(again.stopReason).toBe("awaiting-approval");
+      const shown = JSON.parse(again.pending?.[0]?.arguments ?? "{}") as { steps: string[]; problem: string };
+      expect(again.pending?.[0]?.id).toBe("plan-1");
+      expect(shown.steps).toEqual(["Fetch the price", "Double it"]);
+      expect(shown.problem).toContain(problem);
+    }
     await expect(refused.workflow.run(TASK, { state: saved(paused), decisions: decide(paused, { action: "answer", text: "yes" }) })).rejects.toThrow(
       "plan-1 (plan) needs approve, edit or reject, not an answer.",
     );

@@ -102,9 +102,14 @@ describe("PlanAndExecute with plan approval", () => {
     expect(trace.plans[0]?.review?.decision).toEqual({ action: "reject", feedback: "Still vague." });
   });
 
-  it("refuses an edit that leaves no step", async () => {
-    const workflow = new PlanAndExecute({ model: scriptedModel([proposal]), approvePlans: true });
-    await expect(decideEach(workflow, "Twice the price?", { action: "edit", arguments: { steps: [" "] } })).rejects.toThrow(/needs at least one step; to stop the plan, reject it/);
+  it("asks again about the same plan after an edit that leaves no step, and runs it once approved", async () => {
+    const workflow = new PlanAndExecute({ model: scriptedModel([proposal]), executorModel: echoExecutor(), replan: false, approvePlans: true });
+    const done = await decideEach(workflow, "Twice the price?", { action: "edit", arguments: { steps: [" "] } }, { action: "approve" });
+    expect(done.shown).toEqual([
+      ["Fetch the price", "Double it"],
+      ["Fetch the price", "Double it"],
+    ]);
+    expect(done.trace.steps.map((s) => s.result)).toEqual(["did: Fetch the price", "did: Double it"]);
   });
 });
 

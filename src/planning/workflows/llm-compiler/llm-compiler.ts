@@ -146,24 +146,29 @@ export class LLMCompiler implements Workflow {
           scheduler.add(repeats === undefined ? event.task : { ...event.task, dependsOn: [repeats] });
         }
       };
-      let approved: { review: PlanReview; durationMs: number } | undefined;
+      let approved: { review?: PlanReview; durationMs: number } | undefined;
       if (!p.current.reply && this.#opts.approvePlans) {
         const proposal = p.proposal;
         if (!run.decision || !proposal) return this.#propose(run, await this.#planWhole(run, p.messages), []);
-        const next = reviewProposal(run, proposal, run.decision);
+        const next = reviewProposal(run, proposal, run.decision, (lines) => this.#editedPlanProblem(lines, p.finished));
+        if ("askAgain" in next) return pauseForPlan(run, proposal, next.askAgain);
+        delete p.proposal;
         if ("replan" in next) {
           const rejected = proposal.earlier.at(-1) as { steps: string[]; feedback: string };
           const again = [...p.messages, proposal.reply, { role: "user" as const, content: rejectedPlanFeedback(rejected.steps, rejected.feedback) }];
-          return this.#propose(run, await this.#planWhole(run, again), proposal.earlier);
-        }
-        delete p.proposal;
-        if ("stop" in next) {
+          const replanned = await this.#planWhole(run, again);
+          if (this.#readTasks(replanned.reply, p.finished).tasks.length > 0) return this.#propose(run, replanned, proposal.earlier);
+          // A new plan with no tasks leaves nothing to approve (as in ReWOO): the joiner answers from what is known.
+          approved = { durationMs: replanned.durationMs };
+          p.current.reply = replanned.reply;
+        } else if ("stop" in next) {
           run.recorder.planned({ steps: [], errors, fallback: false, durationMs: proposal.durationMs, review: next.stop });
           return run.end(planRejectedAnswer(next.stop), "no-answer");
+        } else {
+          approved = { review: next.review, durationMs: proposal.durationMs };
+          p.note = planReviewNote(next.review) ?? p.note ?? null;
+          p.current.reply = run.decision.action === "edit" ? editedReply(next.run) : proposal.reply;
         }
-        approved = { review: next.review, durationMs: proposal.durationMs };
-        p.note = planReviewNote(next.review) ?? p.note ?? null;
-        p.current.reply = run.decision.action === "edit" ? { role: "assistant", content: [...next.run, JOIN_LINE].join("\n") } : proposal.reply;
       }
       const saved = p.current.reply;
       if (saved) {
@@ -232,14 +237,31 @@ export class LLMCompiler implements Workflow {
   #propose(run: WorkflowRun<Progress>, planned: { reply: AssistantMessage; durationMs: number }, earlier: Proposal["earlier"]): Promise<WorkflowOutcome> {
     const p = run.progress;
     p.proposals = (p.proposals ?? 0) + 1;
-    const parser = new CompilerPlanParser({ tools: this.#toolkit.all, finished: p.finished });
-    const tasks = [...parser.push(planned.reply.content), ...parser.end(planned.reply)].flatMap((event) => (event.type === "task" ? [event.task] : []));
+    const { tasks } = this.#readTasks(planned.reply, p.finished);
     const steps = tasks.map((task) => JSON.stringify({ id: task.id, tool: task.tool, args: task.args, deps: task.dependsOn }));
     p.proposal = { ...planned, steps, earlier, callId: `plan-${p.proposals}` };
     return pauseForPlan(run, p.proposal);
   }
 
   /** The planner's whole reply for a round's plan that the user reviews before any task starts. */
+  /** The tasks a planner's reply gives after the tasks finished in earlier rounds, and what it had wrong. */
+  #readTasks(reply: AssistantMessage, finished: readonly CompilerTask[]): { tasks: CompilerTask[]; errors: string[] } {
+    const parser = new CompilerPlanParser({ tools: this.#toolkit.all, finished });
+    const events = [...parser.push(reply.content), ...parser.end(reply)];
+    return {
+      tasks: events.flatMap((event) => (event.type === "task" ? [event.task] : [])),
+      errors: events.flatMap((event) => (event.type === "error" ? [event.message] : [])),
+    };
+  }
+
+  /** Why the task lines a user edited cannot run as they are, or null: every line must be a task this plan can run. */
+  #editedPlanProblem(lines: string[], finished: readonly CompilerTask[]): string | null {
+    const { tasks, errors } = this.#readTasks(editedReply(lines), finished);
+    if (errors.length === 0 && tasks.length > 0) return null;
+    const wrong = errors.length > 0 ? errors.join(" ") : "It has no tasks; to stop the plan, reject it instead.";
+    return `${wrong} Write each task as one JSON line, {"id": 1, "tool": "<tool>", "args": {…}, "deps": [<ids of the tasks it needs>]}, with tools the plan offers.`;
+  }
+
   async #planWhole(run: WorkflowRun<Progress>, messages: Message[]): Promise<{ reply: AssistantMessage; durationMs: number }> {
     const started = performance.now();
     run.recorder.planningStarted();
@@ -305,8 +327,10 @@ export class LLMCompiler implements Workflow {
   }
 }
 
-/** Ends an edited plan: the lines the user left are the whole plan. */
-const JOIN_LINE = JSON.stringify({ tool: "join" });
+/** The planner's reply an edited plan stands for: the lines the user left are the whole plan. */
+function editedReply(lines: readonly string[]): AssistantMessage {
+  return { role: "assistant", content: [...lines, JSON.stringify({ tool: "join" })].join("\n") };
+}
 
 function describeCall(task: CompilerTask): string {
   return `${task.tool}(${JSON.stringify(task.args)})${task.repeats !== undefined ? ` [same as task ${task.repeats}]` : ""}`;

@@ -211,6 +211,7 @@ export class PlanTool implements Plugin, Workflow {
     if (run.decision && p.proposal) {
       const proposal = p.proposal;
       const next = reviewProposal(run, proposal, run.decision);
+      if ("askAgain" in next) return pauseForPlan(run, proposal, next.askAgain);
       if ("replan" in next) {
         const rejected = proposal.earlier.at(-1) as { steps: string[]; feedback: string };
         const planned = await this.#plan(run, planRejectedNote(rejected.steps, rejected.feedback));

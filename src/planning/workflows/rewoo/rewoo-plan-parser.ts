@@ -93,9 +93,12 @@ export function rewooStepLine(step: RewooStep): string {
   return `Plan: ${step.description} ${step.id} = ${step.tool}[${input}]`;
 }
 
-/** Reads the plan lines a user edited (the form `rewooStepLine` writes); refuses what the planner's plan would be refused for. */
-export function parseEditedRewooPlan(lines: readonly string[], toolNames: readonly string[]): RewooStep[] {
+/**
+ * Reads the plan lines a user edited (the form `rewooStepLine` writes); refuses what the planner's
+ * plan would be refused for, saying what is accepted.
+ */
+export function readEditedRewooPlan(lines: readonly string[], toolNames: readonly string[]): { steps: RewooStep[] } | { error: string } {
   const read = parseRewooPlan({ role: "assistant", content: lines.join("\n") }, toolNames);
-  if ("error" in read) throw new Error(`The edited ReWOO plan cannot run; write each step as "Plan: <why> #E1 = tool[input]". ${read.error}`);
-  return read.steps;
+  if ("error" in read) return { error: `${read.error} Write each step as "Plan: <why> #E1 = tool[input]".` };
+  return { steps: read.steps };
 }

@@ -10,7 +10,7 @@ import { requestReply } from "../model-reply.js";
 import { pauseForPlan, reviewProposal, type PlanProposal } from "../plan-approval.js";
 import { planRejectedAnswer, planReviewNote, rejectedPlanFeedback } from "../plan-approval-prompts.js";
 import type { PlanReview } from "../plan-review.js";
-import { LLM_WORKER, parseEditedRewooPlan, parseRewooPlan, rewooStepLine, type RewooStep } from "./rewoo-plan-parser.js";
+import { LLM_WORKER, parseRewooPlan, readEditedRewooPlan, rewooStepLine, type RewooStep } from "./rewoo-plan-parser.js";
 import { rewooPlannerPrompt, rewooRetryNote, rewooSolverPrompt } from "./rewoo-prompts.js";
 import { toolCatalog } from "../tool-catalog.js";
 import type { WorkflowRecorder } from "../workflow-recorder.js";
@@ -94,7 +94,14 @@ export class Rewoo implements Workflow {
     const held = (p.held ??= {});
     if (run.decision && p.proposal) {
       const proposal = p.proposal;
-      const next = reviewProposal(run, proposal, run.decision);
+      let edited: RewooStep[] | undefined;
+      const next = reviewProposal(run, proposal, run.decision, (lines) => {
+        const read = readEditedRewooPlan(lines, this.#toolkit.names);
+        if ("error" in read) return read.error;
+        edited = read.steps;
+        return null;
+      });
+      if ("askAgain" in next) return pauseForPlan(run, proposal, next.askAgain);
       delete p.proposal;
       if ("replan" in next) {
         const rejected = proposal.earlier.at(-1) as { steps: string[]; feedback: string };
@@ -106,7 +113,7 @@ export class Rewoo implements Workflow {
         this.#adopt(run, { steps: [], errors: proposal.errors, durationMs: proposal.durationMs }, next.stop);
         return run.end(planRejectedAnswer(next.stop), "no-answer");
       } else {
-        const steps = run.decision.action === "edit" ? parseEditedRewooPlan(next.run, this.#toolkit.names) : proposal.plan;
+        const steps = edited ?? proposal.plan;
         this.#adopt(run, { steps, errors: proposal.errors, durationMs: proposal.durationMs }, next.review);
       }
       delete p.planning;
