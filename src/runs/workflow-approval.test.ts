@@ -231,7 +231,7 @@ describe.each(["rewoo", "compiler"] as const)("%s under --approval plan", (strat
 });
 
 describe.each([
-  ["rewoo", { steps: ["Write the note now"] }, /Write each step as "Plan: <why> #E1 = tool\[input\]"/],
+  ["rewoo", { steps: ["Write the note now"] }, /Not a step: line 1, "Write the note now"\. Write each step as one line, "Plan: <why> #E1 = tool\[input\]"/],
   ["compiler", { steps: ['{"id": 1, "tool": "erase_all", "args": {}, "deps": []}'] }, /erase_all[\s\S]*Write each task as one JSON line/],
   ["plan-execute", { steps: [] }, /needs at least one step/],
 ] as const)("%s under --approval plan, given an edited plan that cannot run", (strategy, edit, problem) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseRewooPlan } from "./rewoo-plan-parser.js";
+import { parseRewooPlan, readEditedRewooPlan } from "./rewoo-plan-parser.js";
 
 const tools = ["search", "calculator"];
 
@@ -67,5 +67,23 @@ describe("parseRewooPlan", () => {
   it("explains prose that is no plan at all", () => {
     const parsed = parseRewooPlan({ role: "assistant", content: "I would search first." }, tools);
     expect("error" in parsed && parsed.error).toMatch(/not valid JSON.*Plan:/s);
+  });
+});
+
+describe("readEditedRewooPlan", () => {
+  const step = "Plan: read it #E1 = read_note[first]";
+
+  it("reads one step a line, and names every line that is not one instead of dropping it", () => {
+    expect(readEditedRewooPlan([step], ["read_note"])).toEqual({ steps: [{ id: "#E1", description: "read it", tool: "read_note", input: "first" }] });
+    const two = `${step} ${step.replace("#E1", "#E2")}`;
+    expect(readEditedRewooPlan([step, "then write it", two, `Plan: ${"x".repeat(100)}`], ["read_note"])).toEqual({
+      error: `Not a step: line 2, "then write it"; line 3, ${JSON.stringify(two)}; line 4, ${JSON.stringify(`Plan: ${"x".repeat(74)}`)}… (26 more characters left out). Write each step as one line, "Plan: <why> #E1 = tool[input]".`,
+    });
+  });
+
+  it("refuses what a planner's plan is refused for, saying the form", () => {
+    expect(readEditedRewooPlan(["Plan: wipe #E1 = erase[all]"], ["read_note"])).toMatchObject({
+      error: expect.stringMatching(/unknown tool "erase"[\s\S]*Write each step as one line/),
+    });
   });
 });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { boundedQuote } from "../../../core/bounded-quote.js";
 import type { AssistantMessage } from "../../../core/messages.js";
 import { referencedVariables } from "./evidence-variables.js";
 import { parseJsonReply } from "../json-reply.js";
@@ -98,7 +99,12 @@ export function rewooStepLine(step: RewooStep): string {
  * plan would be refused for, saying what is accepted.
  */
 export function readEditedRewooPlan(lines: readonly string[], toolNames: readonly string[]): { steps: RewooStep[] } | { error: string } {
+  const form = 'Write each step as one line, "Plan: <why> #E1 = tool[input]".';
+  // Line by line: a line that is not one step would otherwise be dropped without a word.
+  const unread = lines.flatMap((line, i) =>
+    line.trimStart().startsWith("Plan:") && [...line.matchAll(TEXT_STEP)].length === 1 ? [] : [`line ${i + 1}, ${boundedQuote(line, 80)}`],
+  );
+  if (unread.length > 0) return { error: `Not a step: ${unread.slice(0, 5).join("; ")}${unread.length > 5 ? ` and ${unread.length - 5} more` : ""}. ${form}` };
   const read = parseRewooPlan({ role: "assistant", content: lines.join("\n") }, toolNames);
-  if ("error" in read) return { error: `${read.error} Write each step as "Plan: <why> #E1 = tool[input]".` };
-  return { steps: read.steps };
+  return "error" in read ? { error: `${read.error} ${form}` } : read;
 }
