@@ -14,7 +14,7 @@ export type PlanProposal = {
 
 /**
  * What follows the user's decision: run these steps, re-plan with the feedback, stop (rejected
- * twice), or ask again about the same proposal because the user's edit cannot run (`problem` says why).
+ * twice), or ask again about the same proposal because the user's edit cannot run (`askAgain` says why).
  */
 export type ReviewStep = { run: string[]; review: PlanReview } | { replan: string } | { stop: PlanReview } | { askAgain: string };
 

@@ -243,7 +243,6 @@ export class LLMCompiler implements Workflow {
     return pauseForPlan(run, p.proposal);
   }
 
-  /** The planner's whole reply for a round's plan that the user reviews before any task starts. */
   /** The tasks a planner's reply gives after the tasks finished in earlier rounds, and what it had wrong. */
   #readTasks(reply: AssistantMessage, finished: readonly CompilerTask[]): { tasks: CompilerTask[]; errors: string[] } {
     const parser = new CompilerPlanParser({ tools: this.#toolkit.all, finished });
@@ -262,6 +261,7 @@ export class LLMCompiler implements Workflow {
     return `${wrong} Write each task as one JSON line, {"id": 1, "tool": "<tool>", "args": {…}, "deps": [<ids of the tasks it needs>]}, with tools the plan offers.`;
   }
 
+  /** The planner's whole reply for a round's plan that the user reviews before any task starts. */
   async #planWhole(run: WorkflowRun<Progress>, messages: Message[]): Promise<{ reply: AssistantMessage; durationMs: number }> {
     const started = performance.now();
     run.recorder.planningStarted();
