@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { ABORTED, linkSignals, raceAbort } from "./abort.js";
-import { checkDecisions, type ApprovalDecision, type ApprovalDecisions, type PendingCall, type PendingTurn } from "./approval.js";
+import { checkDecisions, editedArguments, type ApprovalDecision, type ApprovalDecisions, type PendingCall, type PendingTurn } from "./approval.js";
 import { boundedQuote } from "./bounded-quote.js";
 import { deniedCallText, editedCallNote, INTERRUPTED_CALL_TEXT, rejectedCallText } from "./call-outcome-texts.js";
 import {
@@ -551,10 +551,6 @@ export class Agent {
     const runId = this.#scope.runId;
     return { agentName: this.name, step, memory: this.#memory, ...(signal ? { signal } : {}), ...(runId !== undefined ? { runId } : {}) };
   }
-}
-
-function editedArguments(decision: Extract<ApprovalDecision, { action: "edit" }>): string {
-  return typeof decision.arguments === "string" ? decision.arguments : JSON.stringify(decision.arguments);
 }
 
 /** Fills what providers leave out (null content, missing or repeated call ids) so memory stays replayable. */

@@ -31,6 +31,11 @@ export type PendingTurn = {
   nested?: Record<string, { state: unknown; calls: string[] }>;
 };
 
+/** The arguments an edit decision gives, as the JSON text a call carries. */
+export function editedArguments(decision: Extract<ApprovalDecision, { action: "edit" }>): string {
+  return typeof decision.arguments === "string" ? decision.arguments : JSON.stringify(decision.arguments);
+}
+
 /** Refuses decisions that do not answer exactly the pending calls, each with an action its kind accepts. */
 export function checkDecisions(awaiting: readonly PendingCall[], decisions: ApprovalDecisions): void {
   const missing = awaiting.filter((call) => !decisions[call.id]).map((call) => `${call.id} (${call.name})`);

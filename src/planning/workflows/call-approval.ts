@@ -1,4 +1,4 @@
-import type { PendingCall } from "../../core/approval.js";
+import { editedArguments, type PendingCall } from "../../core/approval.js";
 import { deniedCallText, editedCallNote, INTERRUPTED_CALL_TEXT, rejectedCallText } from "../../core/call-outcome-texts.js";
 import { decidePermission, type PermissionPolicy } from "../../core/permissions.js";
 import type { Tool, ToolResult } from "../../core/tool.js";
@@ -47,7 +47,7 @@ export async function invokeWithApproval<P>(
       const result = decision.action === "answer" ? { text: decision.text, isError: false } : { text: rejectedCallText(decision.reason), isError: true };
       return run.recorder.toolNotRun(mine.call, result, at.round, decision.action === "reject");
     }
-    const edited = decision.action === "edit" ? (typeof decision.arguments === "string" ? decision.arguments : JSON.stringify(decision.arguments)) : undefined;
+    const edited = decision.action === "edit" ? editedArguments(decision) : undefined;
     // Saved as started before it runs: from here on a killed run reports the call interrupted.
     held[call.id] = { call: { ...mine.call, ...(edited !== undefined ? { arguments: edited } : {}) }, started: true };
     await run.checkpoint();
