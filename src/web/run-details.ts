@@ -7,6 +7,7 @@ import { estimateCostUsd } from "../models/model-prices.js";
 import "../planning/folding/folding-events.js";
 import "../runs/checklist.js";
 import type { LoggedEvent, RunStore } from "../stores/run-store.js";
+import { callArguments } from "./page/call-arguments.js";
 import { applyRunEvent, emptyDetails, type RunDetails } from "./page/run-view.js";
 
 const PAGE = 1000;
@@ -129,24 +130,15 @@ function opened(event: Extract<AgentEvent, { type: "tool-start" | "tool-end" }>,
   };
 }
 
-function argumentsOf(call: ToolCall): Record<string, unknown> {
-  try {
-    const parsed: unknown = JSON.parse(call.arguments);
-    return typeof parsed === "object" && parsed !== null ? (parsed as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
-}
-
 function writtenPath(call: ToolCall): string | undefined {
   if (call.name !== "write_file") return undefined;
-  const path = argumentsOf(call)["path"];
+  const path = callArguments(call)["path"];
   return typeof path === "string" ? path : undefined;
 }
 
 /** Keeps the content of files the run wrote, and edited after writing, as the log tells it. */
 function followFile(files: Map<string, string>, call: ToolCall): void {
-  const args = argumentsOf(call);
+  const args = callArguments(call);
   const { path, content, old_text: oldText, new_text: newText, replace_all: all } = args;
   if (typeof path !== "string") return;
   if (call.name === "write_file" && typeof content === "string") files.set(path, content);

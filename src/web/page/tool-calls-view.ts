@@ -1,6 +1,7 @@
 import type { ToolCallRecord } from "../run-details.js";
 import { card, el, formatMs, getJson, prettyJson, runPath } from "./dom.js";
 import { recentToolCalls, type Preview, type RunDetails, type ToolCallEntry } from "./run-view.js";
+import { callArguments } from "./call-arguments.js";
 import { lineDiff } from "./text-diff.js";
 
 /** The latest tool calls, newest first; each opens to its whole arguments and result, a file change as a diff. */
@@ -69,12 +70,7 @@ export function toolCallBody(record: ToolCallRecord): HTMLElement[] {
 }
 
 function fileChange(record: ToolCallRecord): HTMLElement | null {
-  let args: Record<string, unknown>;
-  try {
-    args = JSON.parse(record.call.arguments) as Record<string, unknown>;
-  } catch {
-    return null;
-  }
+  const args = callArguments(record.call);
   const path = typeof args["path"] === "string" ? args["path"] : "?";
   if (record.call.name === "write_file" && typeof args["content"] === "string") {
     const before = record.fileBefore ?? null;
