@@ -19,27 +19,35 @@ function spawnRun(args: string[], env: NodeJS.ProcessEnv = {}): RunProcess {
   return child;
 }
 
-it("a run killed while an approved call runs never asks for it again nor makes it twice: it is answered as interrupted", async () => {
+/**
+ * Starts a run that pauses on its first write, then approves it in a second process, which is
+ * killed inside the approved call, before its result is recorded. Returns the run and where it lives.
+ */
+async function killInsideApprovedCall(env: NodeJS.ProcessEnv): Promise<{ store: string; log: string; runId: string }> {
   const dir = mkdtempSync(join(tmpdir(), "stepwise-approved-kill-"));
   const store = join(dir, "runs.db");
   const log = join(dir, "calls.log");
-  const appended = () => readFileSync(log, "utf8").split("\n").filter(Boolean);
-
-  const a = spawnRun(["start", store, log, "0"], { RUN_APPROVAL: "writes" });
+  const a = spawnRun(["start", store, log, "0"], env);
   const runId = (await a.line(/^run /)).slice(4);
   expect(await a.line(/^outcome /)).toBe("outcome awaiting-approval");
 
-  // Approved, the call runs and the process dies inside it, before its result is recorded.
   const b = spawnRun(["resume", store, log, "1", runId], { APPROVE_PENDING: "1" });
   await b.line(/^holding 1$/);
   b.child.kill("SIGKILL");
   await b.exited;
-  expect(appended()).toEqual(["1"]);
+  return { store, log, runId };
+}
+
+const appended = (log: string) => readFileSync(log, "utf8").split("\n").filter(Boolean);
+
+it("a run killed while an approved call runs never asks for it again nor makes it twice: it is answered as interrupted", async () => {
+  const { store, log, runId } = await killInsideApprovedCall({ RUN_APPROVAL: "writes" });
+  expect(appended(log)).toEqual(["1"]);
 
   const c = spawnRun(["resume", store, log, "0", runId]);
   // The run goes on to the next write, which waits for the user as the first one did.
   expect(await c.line(/^outcome /)).toBe("outcome awaiting-approval");
-  expect(appended()).toEqual(["1"]);
+  expect(appended(log)).toEqual(["1"]);
   const runs = openRuns({ store });
   try {
     let waiting: string[] = [];
@@ -55,23 +63,11 @@ it("a run killed while an approved call runs never asks for it again nor makes i
 });
 
 it("a compiler run killed while an approved task runs finishes without making the call again", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "stepwise-approved-kill-"));
-  const store = join(dir, "runs.db");
-  const log = join(dir, "calls.log");
-  const env = { RUN_APPROVAL: "writes", RUN_STRATEGY: "compiler" };
-
-  const a = spawnRun(["start", store, log, "0"], env);
-  const runId = (await a.line(/^run /)).slice(4);
-  expect(await a.line(/^outcome /)).toBe("outcome awaiting-approval");
-
-  const b = spawnRun(["resume", store, log, "1", runId], { APPROVE_PENDING: "1" });
-  await b.line(/^holding 1$/);
-  b.child.kill("SIGKILL");
-  await b.exited;
+  const { store, log, runId } = await killInsideApprovedCall({ RUN_APPROVAL: "writes", RUN_STRATEGY: "compiler" });
 
   const c = spawnRun(["resume", store, log, "0", runId]);
   expect(await c.line(/^outcome /)).toBe("outcome finished");
-  expect(readFileSync(log, "utf8").split("\n").filter(Boolean)).toEqual(["1"]);
+  expect(appended(log)).toEqual(["1"]);
   const runs = openRuns({ store });
   try {
     const results: string[] = [];
