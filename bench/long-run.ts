@@ -1,16 +1,21 @@
 // A long run with and without context folding: one scripted 200-step trajectory (20 plan units of
 // 10 steps, tool results of 1-3 KB: file contents and search results) replayed through the same
-// agent, unfolded and with contextFolding at budgets of 16k, 32k and 64k tokens of a 128k window.
-// Every request the model receives is measured with the o200k tokenizer, and priced as a provider
-// with a prompt cache bills it. The plan is a real PlanNotebook: its hint shows the plan at the tail
-// of every request, and its subtasks are the units folding folds along (`unit-start` / `unit-end`).
-// The same run at 1,000 steps (100 units) shows how the cost grows with the length of the work.
+// agent, unfolded and with contextFolding at budgets of 16k, 32k and 64k tokens of a 128k window,
+// counting with the o200k tokenizer (contextFolding's countTokens). Every request the model receives
+// is measured with that tokenizer (tools and messages, as a provider bills them), checked against the
+// budget, and priced as a provider with a prompt cache bills it. The plan is a real PlanNotebook: its
+// hint shows the plan at the tail of every request, and its subtasks are the units folding folds
+// along (`unit-start` / `unit-end`). From unit 10 on, a unit's edit needs a value from the unit ten
+// before it (that service's first timeout in its retry.ts): the scripted model reads it off its
+// history, and when that unit was folded away it calls recall first, as a model would; whether each
+// edit carries the right value is `answers_correct`. The same run at 1,000 steps (100 units) shows how
+// the cost grows with the length of the work.
 import { z } from "zod";
 import { Agent } from "../src/core/agent.js";
 import type { Message } from "../src/core/messages.js";
 import type { ModelRequest } from "../src/core/model.js";
 import { defineTool } from "../src/core/tool.js";
-import { scriptedModel, type ScriptedTurn } from "../src/models/scripted.js";
+import { reactiveModel, type ScriptedTurn } from "../src/models/scripted.js";
 import { contextFolding, type ContextFolding } from "../src/planning/folding/context-folding.js";
 import { unitRef } from "../src/planning/folding/folded-record.js";
 import type { FoldingState } from "../src/planning/folding/folding-state.js";
@@ -33,6 +38,8 @@ const OTHER_BUDGETS = [16_000, 64_000];
 const CACHED_READ_PRICE = 0.1;
 /** Per-message framing a chat API adds around each message (role, separators). */
 const MESSAGE_OVERHEAD_TOKENS = 3;
+/** From this unit on, a unit's edit needs a value found in the unit this many before it. */
+const LOOKBACK_UNITS = 10;
 const SYSTEM_PROMPT =
   "You are a research and coding agent. Work through the plan one subtask at a time: use the tools, then finish the subtask with its outcome.";
 const TASK = "Audit the twenty services of the platform for their retry and timeout settings and fix what is unsafe.";
@@ -143,11 +150,22 @@ function planOf(units: number) {
 
 type Call = { name: string; arguments: Record<string, unknown> };
 
+/** The value unit i's edit must carry: the first timeout in the retry.ts of the unit LOOKBACK_UNITS before it. */
+function neededTimeout(i: number): string {
+  const path = retryPath(i - LOOKBACK_UNITS);
+  return /timeoutMs: (\d+)/.exec(fileContents(path, hash(path)))?.[1] as string;
+}
+
+function retryPath(i: number): string {
+  return `services/${serviceOf(i)}/src/retry.ts`;
+}
+
 /**
  * Unit i's ten steps. The first unit's first step creates the plan and starts subtask 0; finishing a
- * subtask starts the next one, and the last finish closes the plan in the same turn.
+ * subtask starts the next one, and the last finish closes the plan in the same turn. From unit
+ * LOOKBACK_UNITS on, the seventh step sets a timeout to the value found ten units before (`needs`).
  */
-function unitSteps(i: number, units: number): Call[][] {
+function unitSteps(i: number, units: number): { calls: Call[]; needs?: number }[] {
   const service = serviceOf(i);
   const root = `services/${service}/src`;
   const begin: Call[] =
@@ -156,18 +174,59 @@ function unitSteps(i: number, units: number): Call[][] {
       : [];
   const finish: Call[] = [{ name: "finish_subtask", arguments: { subtask_idx: i, subtask_outcome: `${service}: retries capped at 3 with jitter, timeouts at 10 s` } }];
   if (i === units - 1) finish.push({ name: "finish_plan", arguments: { state: "done", outcome: "Every service retries safely and times out within 10 s." } });
+  const edit: { calls: Call[]; needs?: number } =
+    i >= LOOKBACK_UNITS
+      ? { calls: [{ name: "edit_file", arguments: { path: `${root}/timeouts.ts`, old_text: "timeoutMs: 10000", new_text: "timeoutMs: ?" } }], needs: i - LOOKBACK_UNITS }
+      : { calls: [{ name: "edit_file", arguments: { path: `${root}/retry.ts`, old_text: "retries: 5", new_text: "retries: 3" } }] };
   return [
-    [...begin, { name: "read_file", arguments: { path: `${root}/client.ts` } }],
-    [{ name: "read_file", arguments: { path: `${root}/retry.ts` } }],
-    [{ name: "search_web", arguments: { query: `${service} service retry policy` } }],
-    [{ name: "read_file", arguments: { path: `${root}/timeouts.ts` } }],
-    [{ name: "read_file", arguments: { path: `services/${service}/config/production.ts` } }],
-    [{ name: "search_web", arguments: { query: `${service} idempotency keys` } }],
-    [{ name: "edit_file", arguments: { path: `${root}/retry.ts`, old_text: "retries: 5", new_text: "retries: 3" } }],
-    [{ name: "read_file", arguments: { path: `${root}/retry.test.ts` } }],
-    [{ name: "read_file", arguments: { path: `services/${service}/README.md` } }],
-    finish,
+    { calls: [...begin, { name: "read_file", arguments: { path: `${root}/client.ts` } }] },
+    { calls: [{ name: "read_file", arguments: { path: `${root}/retry.ts` } }] },
+    { calls: [{ name: "search_web", arguments: { query: `${service} service retry policy` } }] },
+    { calls: [{ name: "read_file", arguments: { path: `${root}/timeouts.ts` } }] },
+    { calls: [{ name: "read_file", arguments: { path: `services/${service}/config/production.ts` } }] },
+    { calls: [{ name: "search_web", arguments: { query: `${service} idempotency keys` } }] },
+    edit,
+    { calls: [{ name: "read_file", arguments: { path: `${root}/retry.test.ts` } }] },
+    { calls: [{ name: "read_file", arguments: { path: `services/${service}/README.md` } }] },
+    { calls: finish },
   ];
+}
+
+/**
+ * The value an edit needs, as the model finds it in the request: the retry.ts of unit `source` read
+ * earlier, or what recall gave back; undefined when it was folded away and not recalled yet. With
+ * it, the folded unit's reference to recall (from its record or the digest line naming its service).
+ */
+function lookUp(req: ModelRequest, source: number): { value?: string; recallRef?: string } {
+  const path = retryPath(source);
+  const valueIn = (text: string) => /timeoutMs: (\d+)/.exec(text)?.[1];
+  for (const message of [...req.messages].reverse()) {
+    if (message.role !== "tool") continue;
+    if (message.content.startsWith(`// ${path}\n`)) return { value: valueIn(message.content) as string };
+    if (message.name === "recall" && message.content.startsWith("{")) {
+      const recalled = (JSON.parse(message.content) as { messages: Message[] }).messages.find((m) => m.role === "tool" && m.content.startsWith(`// ${path}\n`));
+      if (recalled) return { value: valueIn(recalled.content) as string };
+    }
+  }
+  // A record: `<folded-work unit="subtask:…">` then `Finished subtask … "Audit the … service".`; a digest line:
+  // `- subtask:… "Audit the … service": …`; a stubbed result: `[Result of read_file folded … It mentioned: <path> … recall with unit "<id>" …]`.
+  const title = escapeRegExp(`"Audit the ${serviceOf(source)} service"`);
+  const patterns = [
+    new RegExp(`unit="(subtask:[^"]+)">\\nFinished subtask [^\\n]*${title}`),
+    new RegExp(`^- (subtask:\\S+) ${title}`, "m"),
+    new RegExp(`^\\[Result of read_file folded[^\\]]*It mentioned: [^\\]]*${escapeRegExp(path)}[^\\]]*recall with unit "([^"]+)"`),
+  ];
+  for (const message of req.messages) {
+    for (const pattern of patterns) {
+      const ref = pattern.exec(message.content)?.[1];
+      if (ref) return { recallRef: ref };
+    }
+  }
+  throw new Error(`long-run: unit ${source}'s retry.ts is neither in the request nor in a folded record`);
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 type Measured = {
@@ -178,41 +237,65 @@ type Measured = {
   planAtTailShare: number;
   /** Request sizes in call order, for the plots. */
   requestTokens: number[];
+  /** Requests larger than the budget (o200k, tools and framing included). */
+  overBudgetRequests: number;
+  /** recall calls the model made for values of folded units, and the tokens they brought back. */
+  recallCalls: number;
+  recallTokens: number;
+  /** The share of dependent edits that carried the right value. */
+  answersCorrect: number;
 };
 
-type Replay = Measured & { memory: Message[]; folding: ContextFolding | undefined };
+type Replay = Measured & { seen: Set<string>; folding: ContextFolding | undefined };
 
 async function replay(units: number, budgetTokens?: number): Promise<Replay> {
   const plan = new PlanNotebook();
   let planAtTail = 0;
-  const turns: ScriptedTurn[] = [];
-  for (let i = 0; i < units; i++) {
-    for (const calls of unitSteps(i, units)) {
-      turns.push((req) => {
-        if (req.messages.at(-1)?.content === plan.hint()) planAtTail++;
-        return { toolCalls: calls };
-      });
+  const steps = Array.from({ length: units }, (_, i) => unitSteps(i, units).map((step) => ({ ...step, unit: i }))).flat();
+  let next = 0;
+  let recallCalls = 0;
+  const answers: boolean[] = [];
+  // Each request is answered from the script's next step; a step that needs a folded unit's value
+  // first asks recall for it (a turn of its own), then makes its call with what came back.
+  const model = reactiveModel((req): ScriptedTurn => {
+    if (req.messages.at(-1)?.content === plan.hint()) planAtTail++;
+    const step = steps[next];
+    if (!step) return "Every service is audited; unsafe retry and timeout settings are fixed.";
+    if (step.needs === undefined) {
+      next++;
+      return { toolCalls: step.calls };
     }
-  }
-  turns.push("Every service is audited; unsafe retry and timeout settings are fixed.");
-
-  const model = scriptedModel(turns);
-  const folding = budgetTokens === undefined ? undefined : contextFolding({ contextWindow: CONTEXT_WINDOW, budgetTokens });
+    const found = lookUp(req, step.needs);
+    if (found.value === undefined) {
+      recallCalls++;
+      // Only what mentions the file it needs: a whole unit would bring back ten results to read one.
+      return { toolCalls: [{ name: "recall", arguments: { unit: found.recallRef, ...(found.recallRef?.startsWith("subtask:") ? { match: retryPath(step.needs) } : {}) } }] };
+    }
+    next++;
+    answers.push(found.value === neededTimeout(step.unit));
+    return { toolCalls: step.calls.map((call) => ({ ...call, arguments: { ...call.arguments, new_text: `timeoutMs: ${found.value}` } })) };
+  });
+  const folding =
+    budgetTokens === undefined ? undefined : contextFolding({ contextWindow: CONTEXT_WINDOW, budgetTokens, countTokens: (text) => cachedCount(text) });
   const agent = new Agent({
     model,
     systemPrompt: SYSTEM_PROMPT,
     tools: [readFile, searchWeb, editFile],
     plugins: folding ? [plan, folding] : [plan],
-    maxSteps: units * STEPS_PER_UNIT + 1,
+    maxSteps: units * (STEPS_PER_UNIT + 1) + 1,
   });
   const result = await agent.run(TASK);
   if (result.stopReason !== "final") throw new Error(`long-run: the replay stopped with ${result.stopReason}`);
+  if (answers.length !== Math.max(0, units - LOOKBACK_UNITS)) throw new Error(`long-run: ${answers.length} dependent edits made, for ${units - LOOKBACK_UNITS} units`);
 
   const sizes = model.requests.map(requestTokens);
   const prefixBreaks = countPrefixBreaks(model.requests);
   if (folding && prefixBreaks !== folding.stats.prefixBreaks) {
     throw new Error(`long-run: ${prefixBreaks} prefix breaks seen in the requests, but folding reported ${folding.stats.prefixBreaks}`);
   }
+  const seen = new Set(model.requests.flatMap((req) => req.messages.map((message) => JSON.stringify(message))));
+  // Each recall result once, as the request after its call carried it (later ones may have folded it).
+  const recalled = new Map(model.requests.flatMap((req) => req.messages.flatMap((m) => (m.role === "tool" && m.name === "recall" ? [[m.toolCallId, m.content] as const] : []))));
   return {
     maxRequestTokens: Math.max(...sizes),
     totalPromptTokens: sum(sizes),
@@ -220,7 +303,11 @@ async function replay(units: number, budgetTokens?: number): Promise<Replay> {
     prefixBreaks,
     planAtTailShare: planAtTail / (model.requests.length - 1),
     requestTokens: sizes,
-    memory: agent.memory,
+    overBudgetRequests: budgetTokens === undefined ? 0 : sizes.filter((tokens) => tokens > budgetTokens).length,
+    recallCalls,
+    recallTokens: sum([...recalled.values()].map((content) => cachedCount(content))),
+    answersCorrect: answers.length === 0 ? 1 : answers.filter(Boolean).length / answers.length,
+    seen,
     folding,
   };
 }
@@ -287,26 +374,30 @@ function countPrefixBreaks(requests: readonly ModelRequest[]): number {
 
 /**
  * 1 when recall gives back every folded original byte for byte: each folded unit's messages and each
- * stubbed result, against the same messages in the unfolded run's memory; 0 otherwise.
+ * stubbed result, against the messages as the folded run's own requests showed them before they were
+ * folded (`seen`: every message of every request, as JSON); an earlier recall's result inside a unit
+ * comes back as the pointer that stands for it. 0 otherwise.
  */
-async function recallExact(folding: ContextFolding, unfoldedMemory: readonly Message[]): Promise<number> {
+async function recallExact(folding: ContextFolding, seen: ReadonlySet<string>): Promise<number> {
   const recall = folding.tools?.().find((tool) => tool.name === "recall");
   if (!recall) throw new Error("long-run: contextFolding offers no recall tool");
-  const originals = new Set(unfoldedMemory.map((message) => JSON.stringify(message)));
   const state = folding.saveState?.() as FoldingState;
   if (state.units.length === 0) throw new Error("long-run: nothing was folded, so recall was not tested");
   for (const ref of new Set(state.units.map((fold) => unitRef(fold.unit)))) {
     const result = await recall.invoke({ unit: ref });
     if (result.isError) return 0;
     const { messages } = JSON.parse(result.text) as { messages: Message[] };
-    if (!messages.every((message) => originals.has(JSON.stringify(message)))) return 0;
+    if (!messages.every((message) => seen.has(JSON.stringify(message)) || (message.role === "tool" && message.name === "recall" && message.content.startsWith("[This recalled ")))) return 0;
   }
   for (const stub of state.stubs) {
-    const original = unfoldedMemory.find((m) => m.role === "tool" && m.toolCallId === stub.original.toolCallId);
     const result = await recall.invoke({ unit: stub.original.toolCallId });
-    if (result.isError || result.text !== original?.content) return 0;
+    if (result.isError || result.text !== stub.original.content || !seen.has(JSON.stringify(stub.original))) return 0;
   }
   return 1;
+}
+
+function round(value: number): number {
+  return Math.round(value * 1000) / 1000;
 }
 
 function sum(values: readonly number[]): number {
@@ -336,7 +427,11 @@ export const longRunBenchmark: Benchmark = {
         figure("prefix_breaks", folded.prefixBreaks),
         figure("plan_at_tail_share", folded.planAtTailShare),
         figure("growth_1000_over_200", Math.round((long.totalPromptTokens / folded.totalPromptTokens) * 100) / 100),
-        figure("recall_exact", await recallExact(folded.folding as ContextFolding, unfolded.memory)),
+        figure("recall_exact", await recallExact(folded.folding as ContextFolding, folded.seen)),
+        figure("over_budget_requests", folded.overBudgetRequests),
+        figure("recall_calls", folded.recallCalls),
+        figure("recall_tokens", folded.recallTokens),
+        figure("answers_correct", round(folded.answersCorrect)),
       );
       if (budget === BUDGET_TOKENS) {
         const unfoldedFigure = (metric: string, value: number): BenchFigure => ({ bench: BENCH, metric, system: "unfolded", value });
@@ -344,6 +439,7 @@ export const longRunBenchmark: Benchmark = {
           unfoldedFigure("max_request_tokens", unfolded.maxRequestTokens),
           unfoldedFigure("total_prompt_tokens", unfolded.totalPromptTokens),
           unfoldedFigure("cache_cost", unfolded.cacheCost),
+          unfoldedFigure("answers_correct", round(unfolded.answersCorrect)),
         );
       }
     }

@@ -10,9 +10,11 @@ import { planNotebookPromptsBenchmark } from "./plan-notebook-prompts.js";
 import { compilerDagBenchmark } from "./compiler-dag.js";
 import { boardClaimsBenchmark } from "./board-claims.js";
 import { boardScaleBenchmark } from "./board-scale.js";
+import { importTimeBenchmark } from "./import-time.js";
+import { fleetBenchmark } from "./fleet.js";
 
 // Each benchmark module adds itself here.
-const benchmarks: Benchmark[] = [todoContextBenchmark, planNotebookPromptsBenchmark, longRunBenchmark, boardClaimsBenchmark, boardScaleBenchmark, compilerDagBenchmark];
+const benchmarks: Benchmark[] = [todoContextBenchmark, planNotebookPromptsBenchmark, longRunBenchmark, boardClaimsBenchmark, boardScaleBenchmark, compilerDagBenchmark, importTimeBenchmark, fleetBenchmark];
 
 const args = process.argv.slice(2);
 const json = args.includes("--json");
@@ -39,7 +41,12 @@ for (const benchmark of benchmarks) {
       const system = figure.system ? ` [${figure.system}]` : "";
       const budget = figure.budget ? ` (budget ${figure.budget})` : "";
       const tasks = figure.tasks !== undefined ? ` (${figure.tasks} tasks)` : "";
-      process.stdout.write(`${figure.bench}.${figure.metric}${system}${budget}${tasks}: ${figure.value}\n`);
+      const head = figure.head ? ` (head ${figure.head})` : "";
+      const pricing = figure.pricing ? ` (${figure.pricing} prices)` : "";
+      const bound = figure.reciteAfterTokens !== undefined ? ` (recited after ${figure.reciteAfterTokens} tokens)` : "";
+      const chaos = figure.chaos ? ` (chaos ${figure.chaos})` : "";
+      const range = figure.range ? ` (range ${figure.range[0]}–${figure.range[1]})` : "";
+      process.stdout.write(`${figure.bench}.${figure.metric}${system}${budget}${tasks}${head}${pricing}${bound}${chaos}: ${figure.value}${range}\n`);
     }
   }
   if (plotDir) {

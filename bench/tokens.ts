@@ -4,3 +4,8 @@ import { encode } from "gpt-tokenizer/encoding/o200k_base";
 export function countTokens(text: string): number {
   return encode(text).length;
 }
+
+/** The o200k tokens of `text`, for measuring what two requests share. */
+export function tokenize(text: string): number[] {
+  return encode(text);
+}

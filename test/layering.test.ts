@@ -44,12 +44,15 @@ describe("layering", () => {
   });
 });
 
-// Framework adapters load frameworks a user may not have installed: only their own subpath
-// (`stepwise/langchain`, `stepwise/openai-agents`) may reach them, never the package root.
-const OPTIONAL_PEERS = ["langchain", "@langchain/", "@openai/agents"];
+// Framework adapters and engines load packages a user may not have installed: only their own subpath
+// (`stepwise/langchain`, `stepwise/openai-agents`, `stepwise/ai-sdk`, src/integrations/restate) may
+// reach them, never the package root nor the `stepwise` command.
+const OPTIONAL_PEERS = ["langchain", "@langchain", "@openai/agents", "ai", "@ai-sdk", "@restatedev"];
+const isOptionalPeer = (specifier: string) =>
+  OPTIONAL_PEERS.some((peer) => specifier === peer || specifier.startsWith(`${peer}/`) || specifier.startsWith(`${peer}-`));
 
 describe("optional peers", () => {
-  it("nothing the package root loads imports LangChain.js or the OpenAI Agents SDK", () => {
+  it.each(["index.ts", "cli/main.ts"])("nothing %s loads imports LangChain.js, the OpenAI Agents SDK, the AI SDK or Restate's SDK", (entry) => {
     const reached = new Set<string>();
     const offending: string[] = [];
     const visit = (file: string) => {
@@ -59,11 +62,34 @@ describe("optional peers", () => {
       for (const match of text.matchAll(/^\s*(?:import|export)(?!\s+type\b)[^;]*?from\s+"([^"]+)"/gms)) {
         const specifier = match[1] ?? "";
         if (specifier.startsWith(".")) visit(resolve(file, "..", specifier.replace(/\.js$/, ".ts")));
-        else if (OPTIONAL_PEERS.some((peer) => specifier === peer || specifier.startsWith(peer))) offending.push(`${relative(SRC, file)} -> ${specifier}`);
+        else if (isOptionalPeer(specifier)) offending.push(`${relative(SRC, file)} -> ${specifier}`);
       }
     };
-    visit(join(SRC, "index.ts"));
+    visit(join(SRC, entry));
     expect(reached.size).toBeGreaterThan(20);
     expect(offending).toEqual([]);
+  });
+});
+
+describe("the command's output", () => {
+  it("goes through TerminalOutput alone: no module of the CLI writes to standard output or error but main.ts, which wraps them", () => {
+    const writers = sourceFiles(join(SRC, "cli"))
+      .filter((file) => /process\.std(out|err)/.test(readFileSync(file, "utf8")))
+      .map((file) => relative(SRC, file));
+    expect(writers).toEqual([join("cli", "main.ts")]);
+    const main = readFileSync(join(SRC, "cli", "main.ts"), "utf8");
+    expect(main.match(/process\.std(out|err)\b.*/g)).toEqual(["process.stdout);", "process.stderr);"]);
+    expect(main).toContain("new TerminalOutput(process.stdout)");
+    expect(main).toContain("new TerminalOutput(process.stderr)");
+  });
+});
+
+describe("the package root", () => {
+  it("only re-exports each part's own index (export * from …), listing no name itself", () => {
+    const lines = readFileSync(join(SRC, "index.ts"), "utf8")
+      .split("\n")
+      .filter((line) => line.trim() !== "" && !line.startsWith("//"));
+    expect(lines.length).toBeGreaterThan(3);
+    expect(lines.filter((line) => !/^export \* from "\.\/[\w/-]+\.js";$/.test(line))).toEqual([]);
   });
 });

@@ -91,32 +91,48 @@ afterAll(() => projects.forEach((dir) => rmSync(dir, { recursive: true, force: t
 const run = (file: string, args: string[], cwd: string) => spawnSync(process.execPath, [file, ...args], { cwd, encoding: "utf8" });
 
 describe("subpath exports", () => {
-  it("stepwise/models, /planning, /runs, /eval, /mcp and /testing load on their own and give the root's very objects", () => {
-    const subpaths = ["models", "planning", "runs", "eval", "mcp", "testing"];
+  it("each subpath loads on its own, and a name it shares with the root or another subpath is the very same object", () => {
+    const subpaths = ["planning", "testing", "sqlite", "postgres", "openai", "anthropic", "models", "mcp", "otel", "runs", "viewer", "eval"];
     const dir = userProject({
       "check.mjs": [
         'import * as root from "stepwise";',
         ...subpaths.map((s, i) => `import * as sub${i} from "stepwise/${s}";`),
         `const subs = { ${subpaths.map((s, i) => `${JSON.stringify(s)}: sub${i}`).join(", ")} };`,
+        "const seen = new Map(Object.entries(root));",
         "const report = {};",
         "for (const [name, mod] of Object.entries(subs)) {",
-        "  report[name] = { names: Object.keys(mod), notRoot: Object.keys(mod).filter((k) => root[k] !== mod[k]) };",
+        "  const names = Object.keys(mod);",
+        "  report[name] = { names, notShared: names.filter((k) => seen.has(k) && seen.get(k) !== mod[k]) };",
+        "  for (const k of names) if (!seen.has(k)) seen.set(k, mod[k]);",
         "}",
         "console.log(JSON.stringify(report));",
       ].join("\n"),
     });
     const result = run("check.mjs", [], dir);
     expect(result.status, result.stderr).toBe(0);
-    const report = JSON.parse(result.stdout) as Record<string, { names: string[]; notRoot: string[] }>;
-    expect(report["models"]?.names).toEqual(expect.arrayContaining(["openAICompatibleModel", "anthropicModel", "aiSdkModel", "resolveModel", "ModelError"]));
+    const report = JSON.parse(result.stdout) as Record<string, { names: string[]; notShared: string[] }>;
     expect(report["planning"]?.names).toEqual(
       expect.arrayContaining(["PlanNotebook", "TaskBoard", "todoList", "contextFolding", "PlanTool", "PlanAndExecute", "Rewoo", "LLMCompiler", "WORKFLOW_STATE_VERSION"]),
     );
-    expect(report["runs"]?.names).toEqual(expect.arrayContaining(["openRuns", "workRuns", "openStores", "SqliteRunStore", "PostgresRunStore", "RunBusyError"]));
-    expect(report["eval"]?.names).toEqual(expect.arrayContaining(["runEval", "loadSuite", "runCheck", "summarize", "wilsonInterval", "BUILTIN_SUITE"]));
+        expect(report["sqlite"]?.names.sort()).toEqual(["SqlitePlanStore", "SqliteRunStore", "SqliteTaskStore"]);
+    expect(report["postgres"]?.names.sort()).toEqual(["CLAIMABLE_CHANNEL", "PostgresPlanStore", "PostgresRunStore", "PostgresTaskStore", "RUNS_CHANNEL"]);
+    expect(report["openai"]?.names).toEqual(["openAICompatibleModel"]);
+    expect(report["anthropic"]?.names).toEqual(["anthropicModel"]);
+    expect(report["models"]?.names).toEqual(expect.arrayContaining(["openAICompatibleModel", "anthropicModel", "resolveModel", "ModelError"]));
     expect(report["mcp"]?.names).toEqual(expect.arrayContaining(["createMcpServer", "serveMcpStdio", "startMcpHttpServer", "mcpTools"]));
-    expect(report["testing"]?.names.sort()).toEqual(["reactiveModel", "scriptedModel"]);
-    for (const name of subpaths) expect(report[name]?.notRoot, name).toEqual([]);
+    expect(report["testing"]?.names.sort()).toEqual(["describePlanStore", "describeRunStore", "describeTaskStore", "reactiveModel", "scriptedModel"]);
+    expect(report["otel"]?.names).toEqual(["openTelemetry"]);
+    expect(report["runs"]?.names).toEqual(expect.arrayContaining(["openRuns", "workRuns", "openStores", "RunBusyError", "DecisionsError"]));
+    expect(report["viewer"]?.names).toEqual(["startViewer"]);
+    expect(report["eval"]?.names).toEqual(expect.arrayContaining(["runEval", "loadSuite", "runCheck", "summarize", "wilsonInterval", "BUILTIN_SUITE"]));
+    for (const name of subpaths) expect(report[name]?.notShared, name).toEqual([]);
+  });
+
+  it("the root is the core: stores, providers, integrations and surfaces are not on it", () => {
+    for (const name of ["SqliteRunStore", "SqliteTaskStore", "PostgresTaskStore", "openAICompatibleModel", "anthropicModel", "resolveModel", "mcpTools", "createMcpServer", "openTelemetry", "openRuns", "startViewer", "runEval", "describePlanStore", "describeTaskStore", "describeRunStore"]) {
+      expect(root, name).not.toHaveProperty(name);
+    }
+    for (const name of ["ModelError", "workspaceTools", "MemoryTaskStore", "MemoryPlanStore", "runWorkerPool", "estimateCostUsd"]) expect(root, name).toHaveProperty(name);
   });
 });
 
@@ -130,7 +146,8 @@ describe("CommonJS users", () => {
         'agent.run("hi").then((result) => console.log(result.text, typeof reactiveModel, typeof require));',
       ].join("\n"),
       "tsconfig.json": JSON.stringify({
-        compilerOptions: { module: "nodenext", moduleResolution: "nodenext", strict: true, types: [], skipLibCheck: true, outDir: "out" },
+        // A CommonJS user has Node's types (for `require`); Stepwise's own declarations pull in none.
+        compilerOptions: { module: "nodenext", moduleResolution: "nodenext", strict: true, types: ["node"], typeRoots: [join(REPO, "node_modules", "@types")], skipLibCheck: true, outDir: "out" },
         files: ["main.cts"],
       }),
     });
@@ -150,10 +167,17 @@ describe("CommonJS users", () => {
 });
 
 describe("framework subpaths (dist/integrations)", () => {
-  it("stepwise/langchain and stepwise/openai-agents load from the build", async () => {
+  it("stepwise/langchain, stepwise/openai-agents and stepwise/ai-sdk load from the build", async () => {
     const langchain = (await import(new URL("../dist/integrations/langchain-planning.js", import.meta.url).href)) as Record<string, unknown>;
     const openaiAgents = (await import(new URL("../dist/integrations/openai-agents-planning.js", import.meta.url).href)) as Record<string, unknown>;
+    const aiSdk = (await import(new URL("../dist/integrations/ai-sdk.js", import.meta.url).href)) as Record<string, unknown>;
     expect(typeof langchain["langChainPlanning"]).toBe("function");
     expect(typeof openaiAgents["openAIAgentsPlanning"]).toBe("function");
+    expect(Object.keys(aiSdk).sort()).toEqual(["aiSdkModel", "aiSdkPlanning"]);
+  });
+
+  it("the AI SDK adapters left the package root and stepwise/models, which load without `ai`", () => {
+    expect(root).not.toHaveProperty("aiSdkModel");
+    expect(root).not.toHaveProperty("aiSdkPlanning");
   });
 });

@@ -8,6 +8,8 @@ import {
   LLMCompiler,
   PlanAndExecute,
   PlanNotebook,
+  PlanTool,
+  Rewoo,
   scriptedModel,
   TaskBoard,
   todoList,
@@ -88,6 +90,37 @@ describe("saved-state fixtures", () => {
     expect(calls).toEqual(["b from noted a"]);
   });
 
+  it("v1, a ReWOO run whose plan was edited, paused on a step's call (held calls and review note in its progress): resumes and runs the call once", async () => {
+    const state = fixture<WorkflowState>("v1-workflow-rewoo-paused-on-step-call.json");
+    const { lookup, note, notes } = noteTools();
+    const solver = scriptedModel([(req) => `solved with ${/fact\(q1\) twice/.test(String(req.messages[0]?.content)) ? "the edited step" : "?"}`]);
+    const rewoo = new Rewoo({ model: scriptedModel([]), solverModel: solver, tools: [lookup, note], approvePlans: true, permissions: {} });
+    const outcome = await rewoo.run(state.task, { state, decisions: { "step-#E2": { action: "approve" } } });
+    expect(outcome).toMatchObject({ stopReason: "final", text: "solved with the edited step" });
+    expect(notes).toEqual(["fact(q1) twice"]);
+    // The review's note reaches the solver, as it did before the run paused.
+    expect(String(solver.requests[0]?.messages[0]?.content)).toContain("fact(q1) twice");
+  });
+
+  it("v1, a compiler run paused on its second plan proposal (one rejected before): approved, it runs that plan", async () => {
+    const state = fixture<WorkflowState>("v1-workflow-compiler-awaiting-plan-approval.json");
+    const { note, notes } = noteTools();
+    const compiler = new LLMCompiler({ model: scriptedModel([]), joinerModel: scriptedModel(['{"action": "finish", "answer": "noted b"}']), tools: [note], approvePlans: true });
+    const outcome = await compiler.run(state.task, { state, decisions: { "plan-2": { action: "approve" } } });
+    expect(outcome).toMatchObject({ stopReason: "final", text: "noted b" });
+    expect(notes).toEqual(["b"]);
+    expect(outcome.trace.plans[0]?.review?.earlier.map((e) => e.feedback)).toEqual(["note b instead"]);
+  });
+
+  it("v1, a plan-tool run paused on its plan: rejected, it plans once more and pauses on plan-2", async () => {
+    const state = fixture<WorkflowState>("v1-workflow-plan-tool-awaiting-plan-approval.json");
+    const { lookup, note } = noteTools();
+    const planTool = new PlanTool({ model: scriptedModel(['{"subtasks": ["Write it down"]}']), tools: [lookup, note], approvePlans: true });
+    const outcome = await planTool.run(state.task, { state, decisions: { "plan-1": { action: "reject", reason: "no lookup" } } });
+    expect(outcome.stopReason).toBe("awaiting-user");
+    expect(outcome.pending?.map((call) => [call.id, JSON.parse(call.arguments).steps])).toEqual([["plan-2", ["Write it down"]]]);
+  });
+
   it("v1, an agent paused on a question its tool asked mid-call (ToolPause), one answered before: resumes and the call goes on with both answers", async () => {
     const saved = fixture("v1-agent-paused-on-tool-question.json");
     const { tool, made } = askingBookTool();
@@ -99,6 +132,22 @@ describe("saved-state fixtures", () => {
     expect(made).toEqual([["room=Lovelace", "time=10:00"]]);
   });
 });
+
+/** The tools of the workflow fixtures: a read-only lookup and a note that writes (and is counted). */
+function noteTools() {
+  const notes: string[] = [];
+  const lookup = defineTool({ name: "lookup", description: "Looks up.", parameters: z.object({ query: z.string() }), readOnly: true, execute: ({ query }) => `fact(${query})` });
+  const note = defineTool({
+    name: "note",
+    description: "Notes a text.",
+    parameters: z.object({ text: z.string() }),
+    execute: ({ text }) => {
+      notes.push(text);
+      return `noted ${text}`;
+    },
+  });
+  return { lookup, note, notes };
+}
 
 /**
  * The tool of the paused-on-a-question fixture: it needs a room, then a time, from the user, and

@@ -3,8 +3,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ApprovalDecision, ApprovalDecisions, PendingCall } from "../core/approval.js";
+import { boundedText } from "../core/bounded-quote.js";
 import type { PlanDecision } from "../planning/workflows/plan-review.js";
 import { CliError } from "./cli-error.js";
+import { printableLine } from "./terminal-text.js";
 
 /** Talks to the user in the terminal; `null` means nobody answered (input closed). */
 export interface DecisionPrompter {
@@ -48,19 +50,32 @@ export async function askForDecisions(pending: readonly PendingCall[], approver:
 /** What the user types to decline a tool's question. */
 const DECLINE = "/decline";
 
+/**
+ * How much of what the model or a server wrote a prompt shows (the terminal makes it printable): a
+ * question, a call's arguments, a plan's task, each of its steps, and how many steps. Names are shorter.
+ */
+const SHOWN = { question: 4_000, arguments: 4_000, name: 100, task: 300, step: 1_000, steps: 100, problem: 1_000 } as const;
+
+/** A call's arguments as the prompt shows them; when cut, where to see them whole. */
+function shownArguments(args: string): string {
+  const shown = boundedText(args, SHOWN.arguments);
+  return shown === args ? args : `${shown}\n(to see them all, answer "e": the whole arguments open for editing)`;
+}
+
 async function askOne(call: PendingCall, prompter: DecisionPrompter): Promise<ApprovalDecision | null> {
   const args = prettyArguments(call.arguments);
+  const question = () => boundedText(questionOf(call.arguments), SHOWN.question);
   if (call.kind === "question" && askerOf(call.arguments) !== undefined) {
     // A tool's question from inside its call (an MCP server's form): the text says who asks; declining is an answer too.
-    const answer = await prompter.ask(`\n${questionOf(call.arguments)}\nyour answer (or ${DECLINE}) > `);
+    const answer = await prompter.ask(`\n${question()}\nyour answer (or ${DECLINE}) > `);
     if (answer === null) return null;
     return answer.trim() === DECLINE ? { action: "reject", reason: "the user declined to answer" } : { action: "answer", text: answer };
   }
   if (call.kind === "question") {
-    const answer = await prompter.ask(`\nThe agent asks: ${questionOf(call.arguments)}\nyour answer> `);
+    const answer = await prompter.ask(`\nThe agent asks: ${question()}\nyour answer> `);
     return answer === null ? null : { action: "answer", text: answer };
   }
-  prompter.write(`\nThe agent wants to call ${call.name} with:\n${args}\n`);
+  prompter.write(`\nThe agent wants to call ${printableLine(boundedText(call.name, SHOWN.name))} with:\n${shownArguments(args)}\n`);
   for (;;) {
     const reply = await prompter.ask("[a]pprove, [r]eject <reason>, or [e]dit? ");
     if (reply === null) return null;
@@ -84,8 +99,11 @@ async function askOne(call: PendingCall, prompter: DecisionPrompter): Promise<Ap
 
 /** Asks about a workflow's plan before it runs; null when the user went away. */
 export async function askPlanDecision(plan: PlanProposal, prompter: DecisionPrompter): Promise<PlanDecision | null> {
-  if (plan.problem) prompter.write(`\n${plan.problem}\n`);
-  prompter.write(`\nThe planner proposes this plan for "${plan.task}":\n${plan.steps.map((s, i) => `  ${i + 1}. ${s}`).join("\n")}\n`);
+  if (plan.problem) prompter.write(`\n${boundedText(plan.problem, SHOWN.problem)}\n`);
+  // One line per step, whatever a step holds: a line end inside one must not pass for the next step.
+  const steps = plan.steps.slice(0, SHOWN.steps).map((step, i) => `  ${i + 1}. ${printableLine(boundedText(step, SHOWN.step))}`);
+  if (plan.steps.length > SHOWN.steps) steps.push(`  … and ${plan.steps.length - SHOWN.steps} more steps (answer "e" to see them all)`);
+  prompter.write(`\nThe planner proposes this plan for "${printableLine(boundedText(plan.task, SHOWN.task))}":\n${steps.join("\n")}\n`);
   for (;;) {
     const reply = await prompter.ask("[a]pprove, [r]eject <feedback>, or [e]dit the steps? ");
     if (reply === null) return null;

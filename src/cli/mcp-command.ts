@@ -1,8 +1,9 @@
+import { HostNeedsTokenError } from "../integrations/http-access.js";
 import { startMcpHttpServer } from "../integrations/mcp-http-server.js";
 import { serveMcpStdio } from "../integrations/mcp-server.js";
 import { PlanNotebook } from "../planning/notebook/plan-notebook.js";
 import { TaskBoard } from "../planning/tasks/task-board.js";
-import { checkTaskStore } from "../runs/run-stores.js";
+import { checkTaskStore } from "../runs/store-set.js";
 import { CliError } from "./cli-error.js";
 import { exitCodeOf } from "./run-endings.js";
 import { openCliStores } from "./run-command.js";
@@ -49,7 +50,7 @@ export async function mcpCommand(opts: McpCommandOptions, log: NodeJS.WritableSt
     server = await startMcpHttpServer({ tools, planning: { notebook, board }, host: opts.host, port: opts.port, ...(token ? { token } : {}) });
   } catch (error) {
     await shutdown();
-    throw new CliError(error instanceof Error ? error.message : String(error), exitCodeOf("failed"));
+    throw new CliError(error instanceof Error ? error.message : String(error), error instanceof HostNeedsTokenError ? exitCodeOf("usage") : exitCodeOf("failed"));
   }
   log.write(`MCP server on ${server.url} (board ${opts.board}${token ? ", bearer token required" : ""})\n`);
   return once(async () => {

@@ -5,7 +5,11 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import { boundedQuote, boundedText } from "../core/bounded-quote.js";
 import type { InteractiveOAuthClientProvider } from "../integrations/mcp-tools.js";
+
+/** An authorization link longer than this is not one to follow. */
+const LINK_LIMIT = 4_000;
 
 /** What is kept for one server: its registration, tokens and the flow in progress. Never printed. */
 type SavedAuth = {
@@ -125,7 +129,8 @@ export class LoopbackOAuthProvider implements InteractiveOAuthClientProvider {
   }
 
   redirectToAuthorization(authorizationUrl: URL): void {
-    this.announce(`MCP server ${new URL(this.#saved.serverUrl).origin} needs your authorization. Open this link to allow Stepwise:\n${authorizationUrl.href}\n`);
+    // The link is the server's to make: a printed one is bounded (the terminal escapes what it holds).
+    this.announce(`MCP server ${new URL(this.#saved.serverUrl).origin} needs your authorization. Open this link to allow Stepwise:\n${boundedText(authorizationUrl.href, LINK_LIMIT)}\n`);
     if (this.openBrowser) openInBrowser(authorizationUrl.href);
   }
 
@@ -147,17 +152,23 @@ export class LoopbackOAuthProvider implements InteractiveOAuthClientProvider {
     });
   }
 
-  /** The browser's return: the code when its state is the one sent; else what was wrong. */
+  /**
+   * The browser's return: the code, or the server's refusal, when its state is the one sent; else
+   * what was wrong. The state comes first: any page on this machine can load the callback (an
+   * `<img>` will do), and without the state it must neither finish nor abort the authorization.
+   */
   #acceptCallback(params: URLSearchParams): string | undefined {
+    if (this.#expectedState === undefined || params.get("state") !== this.#expectedState) return "the state does not match the authorization Stepwise started";
     const error = params.get("error");
     if (error) {
-      const reason = `the server refused: ${error.slice(0, 100)}${params.get("error_description") ? ` (${params.get("error_description")?.slice(0, 200)})` : ""}`;
+      // The server's words, quoted and bounded: they end up on the terminal and in this page.
+      const description = params.get("error_description");
+      const reason = `the server refused: ${boundedQuote(error, 100)}${description ? ` (${boundedQuote(description, 200)})` : ""}`;
       this.#codeWaiter?.reject(new Error(reason));
       return reason;
     }
     const code = params.get("code");
     if (!code) return "no authorization code came back";
-    if (this.#expectedState === undefined || params.get("state") !== this.#expectedState) return "the state does not match the authorization Stepwise started";
     this.#codeWaiter?.resolve(code);
     return undefined;
   }

@@ -2,11 +2,14 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { InvalidArgumentError } from "commander";
 import { z } from "zod";
+import { boundedQuote } from "../core/bounded-quote.js";
 import type { Tool } from "../core/tool.js";
+import { REDACTED, redactSecrets, redactUrlCredentials } from "../models/redact.js";
 import { mcpTools, type McpServerSpec, type McpTools } from "../integrations/mcp-tools.js";
 import type { RunMcpServers } from "../runs/run-settings.js";
 import { CliError } from "./cli-error.js";
 import { LoopbackOAuthProvider } from "./mcp-oauth.js";
+import { McpSigner } from "./mcp-signing.js";
 import { exitCodeOf } from "./run-endings.js";
 
 export const MCP_OPTION_FORMAT = '<name>=<command line or URL>, e.g. files="npx -y @modelcontextprotocol/server-filesystem ." or docs=https://example.com/mcp';
@@ -28,23 +31,67 @@ export function collectMcpOption(value: string, previous: Record<string, string>
 /** The tools of a run's MCP servers, each prefixed with its server's name and "__" so it never clashes with Stepwise's own. */
 export type ConnectedMcpServers = { tools: Tool[]; close(): Promise<void> };
 
+export type McpConnectionOptions = {
+  home: string;
+  announce: (text: string) => void;
+  interactive: boolean;
+  /** This command's own servers (`--mcp`, `--mcp-config`): a run's server of the same name may use them, whoever set the run. */
+  own?: RunMcpServers;
+};
+
 /**
  * The MCP servers a command has connected, by the runs' settings: a run resumed again in the same
  * process (the terminal's next answer, the viewer's next decision) reuses the connection. Close it
  * when the command ends.
+ *
+ * The store holds the servers' command lines, and anyone who can write to it could put theirs there;
+ * so a run's servers are started only when this Stepwise home signed them (McpSigner: the CLI signs
+ * the servers it is given when it keeps them with a run), or, for a server of the same name, as this
+ * command's own configuration has it. Credentials in a server's URL or command line are not kept with
+ * the run: this process remembers the ones it was given, and a resume elsewhere gets them again from
+ * its own `--mcp` or `--mcp-config`.
  */
 export class McpConnections {
   readonly #open = new Map<string, Promise<ConnectedMcpServers>>();
+  /** Server lines given in this process, by the form a run keeps of them (credentials redacted). */
+  readonly #given = new Map<string, string>();
+  readonly #signer: McpSigner;
 
-  constructor(private readonly opts: { home: string; announce: (text: string) => void; interactive: boolean }) {}
+  constructor(private readonly opts: McpConnectionOptions) {
+    this.#signer = new McpSigner(opts.home);
+    for (const line of Object.values(opts.own?.servers ?? {})) this.#given.set(withoutCredentials(line), line);
+  }
 
-  /** The tools of these servers, connecting them the first time they are asked for. */
+  /** What a run keeps of servers given to this command: each line without its credentials (remembered here to connect), signed. */
+  keep(given: RunMcpServers): RunMcpServers {
+    const servers: Record<string, string> = {};
+    for (const [name, line] of Object.entries(given.servers)) {
+      servers[name] = withoutCredentials(line);
+      this.#given.set(servers[name], line);
+    }
+    return this.#signer.sign({ servers, ...(given.configFile !== undefined ? { configFile: given.configFile } : {}) });
+  }
+
+  /**
+   * The servers a resumed run goes on with (`merged`: the saved ones with those given now on top),
+   * signed when what came from the store was signed here or was all given again: an unsigned server
+   * from the store is never signed on the way through.
+   */
+  endorse(merged: RunMcpServers, saved: RunMcpServers | undefined, given: RunMcpServers | undefined): RunMcpServers {
+    const { signature: _unchecked, ...servers } = merged;
+    const fromStore = saved && !this.#signer.signed(saved) ? saved : undefined;
+    const allGivenAgain = !fromStore || (Object.keys(fromStore.servers).every((name) => name in (given?.servers ?? {})) && (!fromStore.configFile || given?.configFile !== undefined));
+    return allGivenAgain ? this.#signer.sign(servers) : servers;
+  }
+
+  /** The tools of these servers, connecting them the first time they are asked for; refuses servers it cannot trust (see above). */
   async toolsFor(mcp: RunMcpServers | undefined): Promise<Tool[]> {
     if (!mcp || (Object.keys(mcp.servers).length === 0 && !mcp.configFile)) return [];
-    const key = JSON.stringify([Object.entries(mcp.servers).sort(), mcp.configFile ?? null]);
+    const specs = this.#trusted(mcp);
+    const key = JSON.stringify(Object.entries(specs).sort(([a], [b]) => (a < b ? -1 : 1)));
     let connecting = this.#open.get(key);
     if (!connecting) {
-      connecting = connectMcpServers(mcp, this.opts);
+      connecting = connectMcpServers(specs, this.opts);
       this.#open.set(key, connecting);
       // A failed connection is not kept: the next run that names these servers tries again.
       connecting.catch(() => this.#open.delete(key));
@@ -57,24 +104,70 @@ export class McpConnections {
     this.#open.clear();
     await Promise.allSettled(open.map(async (connecting) => (await connecting).close()));
   }
+
+  /** The servers to start for a run: as it keeps them when this home signed them, else this command's own of the same names. */
+  #trusted(mcp: RunMcpServers): Record<string, McpServerSpec> {
+    const own = { ...(this.opts.own?.configFile ? readMcpConfig(this.opts.own.configFile) : {}), ...mapValues(this.opts.own?.servers ?? {}, specFromOption) };
+    if (this.#signer.signed(mcp)) {
+      const specs: Record<string, McpServerSpec> = { ...(mcp.configFile ? readMcpConfig(mcp.configFile) : {}) };
+      for (const [name, kept] of Object.entries(mcp.servers)) {
+        const line = this.#given.get(kept) ?? (kept.includes(REDACTED) ? undefined : kept);
+        const spec = line !== undefined ? specFromOption(line) : own[name];
+        if (!spec) throw new CliError(`MCP server ${name}: the run keeps its ${serverKind(kept)} without the credentials in it; give it again with --mcp ${name}=<${serverKind(kept)}> (or --mcp-config)`);
+        specs[name] = spec;
+      }
+      return specs;
+    }
+    const specs: Record<string, McpServerSpec> = {};
+    const refused: string[] = [];
+    for (const [name, kept] of Object.entries(mcp.servers)) {
+      const spec = own[name];
+      if (spec) specs[name] = spec;
+      else refused.push(`${name} (${boundedQuote(kept, 100)})`);
+    }
+    if (mcp.configFile !== undefined) {
+      if (mcp.configFile === this.opts.own?.configFile) Object.assign(specs, own);
+      else refused.push(`those of the config file ${boundedQuote(mcp.configFile, 200)}`);
+    }
+    if (refused.length > 0) {
+      throw new CliError(
+        `the run names MCP servers this Stepwise home did not set (their settings carry no signature of its key), so they are not started: ${refused.join(", ")}; ` +
+          "to let it use a server, give this command the server of that name (--mcp <name>=<command line or URL>, or --mcp-config <file>)",
+      );
+    }
+    return specs;
+  }
+}
+
+/** A server line (command line or URL) as a run keeps it: the credentials in it replaced. */
+function withoutCredentials(line: string): string {
+  return /^https?:\/\//i.test(line) ? redactUrlCredentials(line) : redactSecrets(line);
+}
+
+function serverKind(line: string): string {
+  return /^https?:\/\//i.test(line) ? "URL" : "command line";
+}
+
+function mapValues<T, U>(record: Record<string, T>, map: (value: T) => U): Record<string, U> {
+  return Object.fromEntries(Object.entries(record).map(([key, value]) => [key, map(value)]));
 }
 
 /**
- * Connects every server a run names (`--mcp`, then a config file's, where `--mcp` wins on a name),
- * with OAuth for HTTP servers that ask for it: registration and tokens kept in the Stepwise home.
+ * Connects every server of `specs`, with OAuth for HTTP servers that ask for it: registration and
+ * tokens kept in the Stepwise home. What a server's tools leave out is announced.
  */
 export async function connectMcpServers(
-  mcp: RunMcpServers | undefined,
+  specs: Record<string, McpServerSpec>,
   opts: { home: string; announce: (text: string) => void; interactive: boolean },
 ): Promise<ConnectedMcpServers> {
-  const specs: Record<string, McpServerSpec> = { ...(mcp?.configFile ? readMcpConfig(mcp.configFile) : {}) };
-  for (const [name, server] of Object.entries(mcp?.servers ?? {})) specs[name] = specFromOption(server);
   const connected: McpTools[] = [];
   const close = async () => void (await Promise.allSettled(connected.map((c) => c.close())));
   for (const [name, spec] of Object.entries(specs)) {
     const auth = "url" in spec ? await LoopbackOAuthProvider.open(opts.home, spec.url, { announce: opts.announce, openBrowser: opts.interactive }) : undefined;
     try {
-      connected.push(await mcpTools(auth && "url" in spec ? { ...spec, authProvider: auth } : spec, { prefix: `${name}__` }));
+      const server = await mcpTools(auth && "url" in spec ? { ...spec, authProvider: auth } : spec, { prefix: `${name}__` });
+      connected.push(server);
+      for (const notice of server.notices) opts.announce(`stepwise: ${notice}\n`);
     } catch (error) {
       await close();
       const reason = error instanceof Error ? error.message : String(error);

@@ -4,16 +4,16 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import { expect, it } from "vitest";
 import { Plan } from "../planning/notebook/plan.js";
-import { SqlitePlanStorage } from "../stores/sqlite-plan-storage.js";
+import { SqlitePlanStore } from "../stores/sqlite-plan-store.js";
 import { plansList } from "./plans-command.js";
 
 it("plans list shows at most its limit and says how many plans were left out", async () => {
   const database = join(mkdtempSync(join(tmpdir(), "stepwise-plans-")), "stepwise.db");
-  const storage = new SqlitePlanStorage(database, { scope: "mcp:big" });
+  const storage = new SqlitePlanStore(database, { scope: "mcp:big" });
   for (let i = 1; i <= 70; i++) {
-    storage.add(new Plan({ name: `Plan ${i}`, description: "d", expectedOutcome: "o", subtasks: [] }).toJSON());
+    await storage.add(new Plan({ name: `Plan ${i}`, description: "d", expectedOutcome: "o", subtasks: [] }).toJSON());
   }
-  storage.close();
+  await storage.close();
   const read = async (limit?: number) => {
     let written = "";
     const out = new Writable({ write: (chunk: Buffer, _encoding, done) => ((written += chunk.toString()), done()) });

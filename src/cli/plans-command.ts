@@ -4,13 +4,13 @@ import { planChecklist } from "../runs/checklist.js";
 import { checklistLines } from "./checklist-text.js";
 import { CliError } from "./cli-error.js";
 import { openCliStores } from "./run-command.js";
-import type { ScopedPlanQuery, StoredPlans } from "../runs/run-stores.js";
+import type { ScopedPlanQuery, StoredPlans } from "../runs/store-set.js";
 
 export type PlansOptions = { database: string; store?: string };
 
 /** The stored plans `query` picks, read through the run layer from the store `--store` names. */
 async function storedPlans(opts: PlansOptions, query: ScopedPlanQuery): Promise<StoredPlans> {
-  const stores = await openCliStores(opts);
+  const stores = await openCliStores({ ...opts, mustExist: true });
   try {
     return await stores.listPlans(query);
   } finally {

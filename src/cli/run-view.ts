@@ -1,6 +1,8 @@
 import type { AgentEvent } from "../core/events.js";
+import type { PlanFallback } from "../planning/workflows/workflow-events.js";
 import type { Checklist, ChecklistItem } from "../runs/checklist.js";
 import { checklistLines, oneLine } from "./checklist-text.js";
+import { printable, writeControl } from "./terminal-text.js";
 import { WrittenText } from "./written-text.js";
 
 /** How a run shows on a terminal: a live checklist, or plain log lines when stdout is not a terminal. */
@@ -12,9 +14,12 @@ export interface RunView {
   finish(lines: string[]): void;
 }
 
+/** A tool's name as the model called it: real ones are at most 64 characters, a made-up one may be 100 KB. */
+const TOOL_NAME_LIMIT = 64;
+
 function toolLine(event: Extract<AgentEvent, { type: "tool-end" }>): string {
   const mark = event.result.isError ? "!" : "·";
-  return `${mark} ${event.call.name} ${oneLine(event.call.arguments, 70)} → ${oneLine(event.result.text, 60)}`;
+  return `${mark} ${oneLine(event.call.name, TOOL_NAME_LIMIT)} ${oneLine(event.call.arguments, 70)} → ${oneLine(event.result.text, 60)}`;
 }
 
 /** What a hint told the model, in one line: the call it recommends, or its first line. */
@@ -22,7 +27,19 @@ function hintLine(event: Extract<AgentEvent, { type: "hint-added" }>): string {
   const { next } = event;
   if (!next) return `hint: ${oneLine(event.text.replace(/<\/?system-hint>/g, "").split("\n")[0] ?? "", 100)}`;
   const args = [...Object.entries(next.args).map(([key, value]) => `${key}=${String(value)}`), ...Object.keys(next.modelWrites).map((key) => `${key}=…`)];
-  return `hint: next ${next.tool}(${args.join(", ")})`;
+  return `hint: next ${oneLine(`${next.tool}(${args.join(", ")})`, 100)}`;
+}
+
+const FALLBACK_WORDS: Record<PlanFallback, string> = {
+  "task-as-one-step": "the whole task runs as one step",
+  "answer-without-steps": "the answer is written without running any step",
+  "keep-remaining-steps": "the run goes on with the steps it had",
+};
+
+/** A planner that gave nothing usable, and what the run does instead: a run that still ends well must not hide it. */
+function planningFailedLine(event: Extract<AgentEvent, { type: "planning-failed" }>): string {
+  const tries = event.errors.length > 1 ? ` (${event.errors.length} tries)` : "";
+  return `warning: the ${event.workflow} planner's reply could not be used${tries}: ${oneLine(event.errors.at(-1) ?? "no reply", 120)}; ${FALLBACK_WORDS[event.instead]}`;
 }
 
 function foldLine(event: Extract<AgentEvent, { type: "context-folded" }>): string {
@@ -77,6 +94,10 @@ export function plainLogView(out: NodeJS.WritableStream, err: NodeJS.WritableStr
         lastHintLine = line;
       } else if (event.type === "workflow-planning-started") log.write(`planning (round ${event.round})…\n`);
       else if (event.type === "context-folded") log.write(`${foldLine(event)}\n`);
+      else if (event.type === "planning-failed") {
+        text.breakLine();
+        err.write(`${planningFailedLine(event)}\n`);
+      }
     },
     // After the terminal's own "^C" echo, when there is one.
     notice: (notice) => void err.write(`\n${notice}`),
@@ -98,12 +119,14 @@ type Terminal = NodeJS.WritableStream & { columns?: number; rows?: number };
 export function liveChecklistView(out: Terminal, err: NodeJS.WritableStream = out): RunView {
   let checklist: Checklist | null = null;
   let drawn = 0;
-  const fit = (line: string) => {
+  // Made printable before it is measured: an escape written out is longer than the character was.
+  const fit = (text: string) => {
+    const line = printable(text);
     const width = out.columns ?? 0;
     return width > 1 && line.length >= width ? `${line.slice(0, width - 2)}…` : line;
   };
   const erase = () => {
-    if (drawn > 0) out.write(`\x1b[${drawn}A\x1b[J`);
+    if (drawn > 0) writeControl(out, `\x1b[${drawn}A\x1b[J`);
     drawn = 0;
   };
   // While the agent's answer is being written the checklist stays away, so the text flows in one place.
@@ -128,6 +151,7 @@ export function liveChecklistView(out: Terminal, err: NodeJS.WritableStream = ou
       if (event.type === "model-end" && drawn === 0) draw();
       if (event.type === "tool-end") above(() => out.write(`${fit(toolLine(event))}\n`));
       else if (event.type === "context-folded") above(() => out.write(`${fit(foldLine(event))}\n`));
+      else if (event.type === "planning-failed") above(() => err.write(`${planningFailedLine(event)}\n`));
       else if (event.type === "checklist-updated") {
         erase();
         checklist = event.checklist;

@@ -5,12 +5,13 @@ import { CliError } from "./cli-error.js";
 
 /**
  * Where the CLI keeps its embedded store: `$STEPWISE_HOME`, else `.stepwise/` in the current folder.
- * One SQLite file holds runs, checkpoints, plans and the task board.
+ * One SQLite file holds runs, checkpoints, plans and the task board. Its folder is made unless
+ * `create` is false (a command that only reads never leaves a store behind).
  */
-export function defaultDatabasePath(env: NodeJS.ProcessEnv = process.env): string {
+export function defaultDatabasePath(env: NodeJS.ProcessEnv = process.env, opts: { create?: boolean } = {}): string {
   const fromEnv = env["STEPWISE_HOME"];
   const home = resolve(fromEnv ?? join(process.cwd(), ".stepwise"));
-  makeFolder(home, fromEnv !== undefined ? "STEPWISE_HOME" : "the store folder");
+  if (opts.create !== false) makeFolder(home, fromEnv !== undefined ? "STEPWISE_HOME" : "the store folder");
   return join(home, "stepwise.db");
 }
 

@@ -1,8 +1,9 @@
-import { mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
+import { SqliteRunStore } from "../stores/sqlite-run-store.js";
 import { SqliteTaskStore } from "../stores/sqlite-task-store.js";
 import { tasksList } from "./tasks-command.js";
 import { openHandles } from "./test-support/open-handles.js";
@@ -12,8 +13,11 @@ describe("tasksList", () => {
     const database = join(mkdtempSync(join(tmpdir(), "stepwise-tasks-")), "stepwise.db");
     let written = "";
     const out = new Writable({ write: (chunk: Buffer, _encoding, done) => ((written += chunk.toString()), done()) });
+    await expect(tasksList({ database }, out)).rejects.toThrow(`there is no store at ${database}`);
+    expect(existsSync(database)).toBe(false);
+    await new SqliteRunStore(database).close();
     await tasksList({ database }, out);
-    expect(written).toMatch(/^No task board yet: the store is empty/);
+    expect(written).toMatch(/^No task board yet in the store /);
     await expect(tasksList({ database, store: "mysql://x", board: "b" }, out)).rejects.toThrow(/unknown store "mysql:\/\/x"/);
     expect(openHandles(database)).toBe(0);
   });

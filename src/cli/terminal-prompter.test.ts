@@ -19,7 +19,7 @@ describe("terminalPrompter.edit", () => {
     const { input, prompter, shown } = setup(false, { EDITOR: "false" });
     input.write('{"path":"b.md"}\n');
     expect(await prompter.edit('{"path":"a.md"}', "the edited arguments")).toBe('{"path":"b.md"}');
-    expect(shown()).toBe("the edited arguments> ");
+    expect(shown()).toBe('the edited arguments> {"path":"b.md"}\n');
     prompter.close();
   });
 

@@ -1,4 +1,8 @@
+import { boundedText } from "../core/bounded-quote.js";
 import type { AgentEvent } from "../core/events.js";
+
+/** How much of one answer is written as it comes; the rest stays in the run's record. */
+export const ANSWER_LIMIT = 100_000;
 
 /**
  * Writes the answer of the session's agent as the model writes it. Nested runs (sub-agents,
@@ -28,12 +32,21 @@ export class WrittenText {
     if (!event.runId || !this.#runs.has(event.runId)) return false;
     if (event.type === "text-delta") {
       if (!this.#writing) this.#beforeText();
-      this.#out.write(event.text);
+      const room = ANSWER_LIMIT - this.#writing.length;
+      const shown = room > 0 ? event.text.slice(0, room) : "";
+      if (shown) {
+        this.#out.write(shown);
+        this.#midLine = !shown.endsWith("\n");
+      }
       this.#writing += event.text;
-      this.#midLine = !event.text.endsWith("\n");
       return true;
     }
     if (event.type === "model-end" && this.#writing) {
+      const leftOut = this.#writing.length - ANSWER_LIMIT;
+      if (leftOut > 0) {
+        this.breakLine();
+        this.#out.write(`… (${leftOut} more characters left out; the whole text is in the run's record: stepwise ui)\n`);
+      }
       this.breakLine();
       this.#last = this.#writing.trim();
       this.#writing = "";
@@ -50,8 +63,8 @@ export class WrittenText {
     this.#midLine = false;
   }
 
-  /** The closing lines without the answer when it was just written out as it came. */
+  /** The closing lines without the answer when it was just written out as it came; each bounded as an answer is. */
   closing(lines: string[]): string[] {
-    return this.#last ? lines.filter((line) => line.trim() !== this.#last) : lines;
+    return (this.#last ? lines.filter((line) => line.trim() !== this.#last) : lines).map((line) => boundedText(line, ANSWER_LIMIT));
   }
 }

@@ -129,6 +129,44 @@ describe("Agent loop", () => {
     expect(last?.content).toMatch(/aborted/);
   });
 
+  it("stopAfterStep fired during a model call lets the step finish (its tool calls too), then stops as aborted before the next model call", async () => {
+    const stop = new AbortController();
+    const scripted = scriptedModel([{ toolCalls: [{ name: "get_weather", arguments: { city: "Oslo" } }] }, "unreachable"]);
+    const model: ChatModel = {
+      id: scripted.id,
+      generate: (req) => {
+        stop.abort();
+        return scripted.generate(req);
+      },
+    };
+    const agent = new Agent({ model, tools: [weather] });
+    const result = await agent.run("Weather in Oslo?", { stopAfterStep: stop.signal });
+    expect(result).toMatchObject({ stopReason: "aborted", steps: 1 });
+    expect(scripted.requests).toHaveLength(1);
+    expect(agent.memory.at(-1)).toMatchObject({ role: "tool", content: "Sunny in Oslo" });
+    // The run goes on from there as any stopped run does.
+    expect(await agent.continue()).toMatchObject({ stopReason: "final", text: "unreachable" });
+  });
+
+  it("stopAfterStep fired during a tool call lets the call finish and keeps its result", async () => {
+    const stop = new AbortController();
+    const slow = defineTool({
+      name: "slow",
+      description: "",
+      parameters: z.object({}),
+      execute: () => {
+        stop.abort();
+        return "done slowly";
+      },
+    });
+    const model = scriptedModel([{ toolCalls: [{ name: "slow", arguments: {} }] }, "unreachable"]);
+    const agent = new Agent({ model, tools: [slow] });
+    const result = await agent.run("go", { stopAfterStep: stop.signal });
+    expect(result).toMatchObject({ stopReason: "aborted", steps: 1 });
+    expect(model.requests).toHaveLength(1);
+    expect(agent.memory.at(-1)).toMatchObject({ role: "tool", content: "done slowly" });
+  });
+
   it("does not start a run whose signal already fired", async () => {
     const model = scriptedModel(["hi"]);
     const result = await new Agent({ model }).run("x", { signal: AbortSignal.abort() });

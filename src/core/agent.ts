@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { ABORTED, linkSignals, raceAbort } from "./abort.js";
 import { checkDecisions, editedArguments, type ApprovalDecision, type ApprovalDecisions, type PendingCall, type PendingTurn } from "./approval.js";
 import { boundedQuote } from "./bounded-quote.js";
@@ -22,6 +21,7 @@ import { AGENT_STATE_VERSION, isAgentState, type AgentState } from "./state.js";
 import type { Tool, ToolContext, ToolResult } from "./tool.js";
 import { Toolkit } from "./toolkit.js";
 import { decideTurn } from "./turn-decisions.js";
+import { loadPluginStates, savePluginStates } from "./plugin-states.js";
 
 export interface AgentOptions {
   name?: string;
@@ -39,7 +39,13 @@ export interface AgentOptions {
 }
 
 export interface RunOptions {
+  /** Stops the run at once, as "aborted": a model or tool call in flight is cut off. */
   signal?: AbortSignal;
+  /**
+   * Stops the run as "aborted" once the step in flight is done: its model call and tool calls finish
+   * and are recorded, and no next model call is made (a worker handing its runs back).
+   */
+  stopAfterStep?: AbortSignal;
   /** The run this one serves (a workflow step, the tool call that started it); every event carries it. */
   parent?: EventParent;
 }
@@ -124,7 +130,7 @@ export class Agent {
     return this.#events.on(listener);
   }
 
-  /** The calls the agent is waiting on the user for, if it stopped with "awaiting-approval". */
+  /** The calls the agent is waiting on the user for, if it stopped with "awaiting-user". */
   get pending(): PendingCall[] {
     return structuredClone(this.#pending?.awaiting ?? []);
   }
@@ -134,7 +140,7 @@ export class Agent {
     return this.#exclusive(opts, async () => {
       this.#memory.push({ role: "user", content: input });
       this.#emit({ type: "run-start", input });
-      return this.#loop(opts.signal);
+      return this.#loop(opts);
     });
   }
 
@@ -153,7 +159,7 @@ export class Agent {
         return { ...result, stopReason: "final" as const };
       }
       if (last.role === "assistant") this.#answerInterruptedCalls(last.toolCalls ?? []);
-      return this.#loop(opts.signal);
+      return this.#loop(opts);
     });
   }
 
@@ -171,7 +177,7 @@ export class Agent {
   }
 
   /**
-   * Continues a run that stopped with "awaiting-approval": loads `state` when given (a state saved
+   * Continues a run that stopped with "awaiting-user": loads `state` when given (a state saved
    * in this process or another, days ago), applies a decision to every pending call — approved and
    * edited calls run, rejected ones get the user's reason, questions get the answer — and goes on.
    */
@@ -204,7 +210,7 @@ export class Agent {
         const decision = decisions[call.id];
         return decision?.action === "edit" ? { ...call, arguments: editedArguments(decision) } : call;
       });
-      return this.#loop(opts.signal, { calls, results });
+      return this.#loop(opts, { calls, results });
     });
   }
 
@@ -236,7 +242,8 @@ export class Agent {
       wake?.();
     });
     const signal = linkSignals(opts.signal, controller.signal);
-    this.run(input, { ...(signal ? { signal } : {}), ...(opts.parent ? { parent: opts.parent } : {}) }).then(
+    const soft = opts.stopAfterStep ? { stopAfterStep: opts.stopAfterStep } : {};
+    this.run(input, { ...(signal ? { signal } : {}), ...soft, ...(opts.parent ? { parent: opts.parent } : {}) }).then(
       () => {
         finished = true;
         wake?.();
@@ -262,15 +269,11 @@ export class Agent {
   }
 
   saveState(): AgentState {
-    const plugins: Record<string, unknown> = {};
-    for (const plugin of this.plugins) {
-      if (plugin.saveState) plugins[plugin.name] = plugin.saveState();
-    }
     return {
       version: AGENT_STATE_VERSION,
       agent: this.name,
       memory: cloneMessages(this.#memory),
-      plugins: structuredClone(plugins),
+      plugins: savePluginStates(this.plugins),
       usage: { ...this.#usage },
       ...(this.#pending ? { pending: structuredClone(this.#pending) } : {}),
     };
@@ -289,9 +292,7 @@ export class Agent {
     this.#memory = cloneMessages(state.memory);
     this.#usage = state.usage ? { ...state.usage } : ZERO_USAGE;
     this.#pending = state.pending ? structuredClone(state.pending) : undefined;
-    for (const plugin of this.plugins) {
-      if (plugin.name in state.plugins) plugin.loadState?.(structuredClone(state.plugins[plugin.name]));
-    }
+    loadPluginStates(this.plugins, state.plugins);
   }
 
   /** Closes every plugin that holds something open (MCP connections, store pools). Safe to call twice. */
@@ -310,7 +311,7 @@ export class Agent {
   async #exclusive(opts: RunOptions, body: () => Promise<RunResult>): Promise<RunResult> {
     if (this.#running) throw new Error(`Agent "${this.name}" is already running; wait for its run to end first.`);
     this.#running = true;
-    this.#scope = { runId: randomUUID(), ...(opts.parent ? { parent: opts.parent } : {}) };
+    this.#scope = { runId: crypto.randomUUID(), ...(opts.parent ? { parent: opts.parent } : {}) };
     try {
       return await body();
     } catch (error) {
@@ -323,7 +324,8 @@ export class Agent {
   }
 
   /** Runs model turns until the run ends; `resumed` is a turn that was waiting for the user, to finish first. */
-  async #loop(signal: AbortSignal | undefined, resumed?: { calls: ToolCall[]; results: Record<string, Outcome> }): Promise<RunResult> {
+  async #loop(opts: RunOptions, resumed?: { calls: ToolCall[]; results: Record<string, Outcome> }): Promise<RunResult> {
+    const { signal, stopAfterStep } = opts;
     const progress: RunProgress = { steps: 0, usage: ZERO_USAGE, lastText: "" };
     this.#requests.reset();
     let notes: string[] = [];
@@ -336,11 +338,12 @@ export class Agent {
     };
 
     if (resumed) {
-      if (this.#holdTurn(resumed.calls, resumed.results, [])) return finish("awaiting-approval");
+      if (this.#holdTurn(resumed.calls, resumed.results, [])) return finish("awaiting-user");
       await this.#completeTurn(resumed.calls, resumed.results, 0, signal);
     }
     for (;;) {
-      if (signal?.aborted) return finish("aborted");
+      // Between steps: the last one's calls are done and recorded (its turn-end), the next model call not made.
+      if (signal?.aborted || stopAfterStep?.aborted) return finish("aborted");
       if (progress.steps >= this.maxSteps) return finish("max-steps");
       const step = ++progress.steps;
       const { messages, ephemeralFrom } = await this.#buildRequest(step, notes, signal);
@@ -385,7 +388,7 @@ export class Agent {
           results[call.id] = await this.#track(call, step, () => gate ?? this.#invoke(call, signal));
         }),
       );
-      if (this.#holdTurn(calls, results, awaiting)) return finish("awaiting-approval");
+      if (this.#holdTurn(calls, results, awaiting)) return finish("awaiting-user");
       await this.#completeTurn(calls, results, step, signal);
     }
   }
@@ -512,7 +515,9 @@ export class Agent {
     };
     const result = await raceAbort(tool.invoke(call.arguments, ctx), signal);
     if (result === ABORTED) return { result: { text: "Stopped: the run was aborted before the tool finished.", isError: true }, refused: false };
-    return { result, refused: false };
+    // An agent's call is what its model read: a result's `value` serves workflow steps only.
+    const { value: _value, ...read } = result;
+    return { result: read, refused: false };
   }
 
   /** Applies the user's decision to one pending call. */
@@ -549,7 +554,7 @@ export class Agent {
 
   #turnContext(step: number, signal: AbortSignal | undefined) {
     const runId = this.#scope.runId;
-    return { agentName: this.name, step, memory: this.#memory, ...(signal ? { signal } : {}), ...(runId !== undefined ? { runId } : {}) };
+    return { agentName: this.name, step, memory: this.#memory, tools: this.toolkit.specs(), ...(signal ? { signal } : {}), ...(runId !== undefined ? { runId } : {}) };
   }
 }
 
@@ -561,7 +566,7 @@ function normalizeAssistant(message: AssistantMessage): AssistantMessage {
   const seen = new Set<string>();
   const toolCalls = calls.map((call, index) => {
     // Filled ids must be unique across runs: context folding and recall key turns by call id.
-    let id = typeof call.id === "string" && call.id.length > 0 ? call.id : `call_${randomUUID().slice(0, 13)}`;
+    let id = typeof call.id === "string" && call.id.length > 0 ? call.id : `call_${crypto.randomUUID().slice(0, 13)}`;
     if (seen.has(id)) id = `${id}_${index}`;
     seen.add(id);
     const args = typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments ?? {});

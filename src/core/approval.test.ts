@@ -96,7 +96,7 @@ describe("permissions", () => {
     const turn = { toolCalls: [{ name: "note_plan", arguments: {} }, ...writeTurn.toolCalls] };
     const agent = new Agent({ model: scriptedModel([turn, "ok"]), tools: ws.tools, plugins: [planning], permissions: {} });
     const result = await agent.run("go");
-    expect(result.stopReason).toBe("awaiting-approval");
+    expect(result.stopReason).toBe("awaiting-user");
     expect(result.pending?.map((c) => c.name)).toEqual(["write_note"]);
   });
 });
@@ -112,7 +112,7 @@ describe("pause and resume", () => {
 
   it("stops on an ask call with the pending call, having run the allowed ones once", async () => {
     const { ws, result, agent } = await pausedAgent();
-    expect(result.stopReason).toBe("awaiting-approval");
+    expect(result.stopReason).toBe("awaiting-user");
     expect(result.pending).toEqual([
       { id: "w1", name: "write_note", arguments: '{"path":"a","text":"hello"}', kind: "approval" },
     ]);
@@ -216,7 +216,7 @@ describe("review regressions", () => {
     const turn = { toolCalls: [{ name: "write_note", arguments: { path: "a", text: "x" }, id: "w" }] };
     const agent = new Agent({ model: scriptedModel([turn, "ok"]), plugins: [external], permissions: {} });
     const result = await agent.run("go");
-    expect(result.stopReason).toBe("awaiting-approval");
+    expect(result.stopReason).toBe("awaiting-user");
     expect(ws.writes).toEqual([]);
   });
 

@@ -1,10 +1,7 @@
 import type { AssistantMessage, Message } from "./messages.js";
 
-/**
- * The model contract, version 1. Adapters (src/models) translate it to real providers.
- * It changes rarely and deliberately; add optional members rather than reshaping these.
- */
-export const MODEL_CONTRACT_VERSION = 1;
+// The model contract. Adapters (src/models) translate it to real providers. It changes rarely and
+// deliberately, with the package's major version: add optional members rather than reshaping these.
 
 export type ToolSpec = { name: string; description: string; parameters: object /* JSON Schema */ };
 

@@ -1,12 +1,11 @@
 import type { AgentEventInit, AgentEventListener } from "./events.js";
 import type { AssistantMessage, Message, ToolCall } from "./messages.js";
+import type { ToolSpec } from "./model.js";
 import type { Tool, ToolResult } from "./tool.js";
 
-/**
- * The plugin contract, version 1: how planning enters an agent. A plugin contributes tools and
- * hooks; everything optional. Hooks may be async (a store behind the plugin may need I/O).
- */
-export const PLUGIN_CONTRACT_VERSION = 1;
+// The plugin contract: how planning enters an agent. A plugin contributes tools and hooks; everything
+// optional. Hooks may be async (a store behind the plugin may need I/O). It changes rarely and
+// deliberately, with the package's major version: add optional members rather than reshaping these.
 
 /** What an agent hands a plugin when it is attached: its name and its event stream, both ways. */
 export interface PluginHost {
@@ -27,6 +26,8 @@ export interface TurnContext {
   readonly signal?: AbortSignal;
   /** The run in progress: the parent of any run a plugin starts for it. */
   readonly runId?: string;
+  /** The tools the model request offers, which it carries beside its messages (what a request's size counts). */
+  readonly tools?: readonly ToolSpec[];
 }
 
 export interface BeforeModelContext extends TurnContext {

@@ -2,7 +2,11 @@ import type { PendingCall } from "./approval.js";
 import type { Message } from "./messages.js";
 import type { Usage } from "./model.js";
 
-export type StopReason = "final" | "max-steps" | "aborted" | "awaiting-approval";
+/**
+ * How a run ended; the run store, the CLI's exit table, the viewer and the eval use the same words.
+ * "awaiting-user": calls wait for the user (`pending`), each of a kind: "approval", "question" or "plan".
+ */
+export type StopReason = "final" | "max-steps" | "aborted" | "awaiting-user";
 
 export type RunResult = {
   /** The model's final answer (the last assistant text). */
@@ -14,6 +18,6 @@ export type RunResult = {
   stopReason: StopReason;
   /** Tokens summed over this run's model calls, where the model reports them. */
   usage: Usage;
-  /** With stopReason "awaiting-approval": the calls that wait for the user's decision. */
+  /** With stopReason "awaiting-user": the calls that wait for the user's decision. */
   pending?: PendingCall[];
 };

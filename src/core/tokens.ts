@@ -11,13 +11,16 @@ export function estimateTokens(text: string): number {
   return Math.ceil((text.length - wide) / 4) + wide;
 }
 
-/** Estimated tokens of messages as a provider would see them, with a small per-message overhead. */
-export function estimateMessageTokens(messages: readonly Message[]): number {
+/**
+ * Estimated tokens of messages as a provider would see them, with a small per-message overhead;
+ * `countText` counts each text (the estimate above unless given, e.g. a model's own tokenizer).
+ */
+export function estimateMessageTokens(messages: readonly Message[], countText: (text: string) => number = estimateTokens): number {
   let total = 0;
   for (const message of messages) {
-    total += 4 + estimateTokens(message.content);
+    total += 4 + countText(message.content);
     if (message.role === "assistant") {
-      for (const call of message.toolCalls ?? []) total += 4 + estimateTokens(call.name) + estimateTokens(call.arguments);
+      for (const call of message.toolCalls ?? []) total += 4 + countText(call.name) + countText(call.arguments);
     }
   }
   return total;

@@ -37,7 +37,7 @@ describe("a tool that pauses (ToolPause)", () => {
     const first = new Agent({ model: caller(), tools: [tool] });
     first.on((event) => events.push(event));
     const paused = await first.run("go");
-    expect(paused.stopReason).toBe("awaiting-approval");
+    expect(paused.stopReason).toBe("awaiting-user");
     expect(paused.pending).toEqual([inner(1)]);
     // The batch call has not ended: its result is still to come.
     expect(events.filter((e) => e.type === "tool-end")).toEqual([]);
@@ -55,7 +55,7 @@ describe("a tool that pauses (ToolPause)", () => {
     const agent = new Agent({ model: caller(), tools: [tool] });
     await agent.run("go");
     const again = await agent.resume(undefined, { "inner-1": { action: "reject", reason: "no" } });
-    expect(again).toMatchObject({ stopReason: "awaiting-approval", pending: [inner(2)] });
+    expect(again).toMatchObject({ stopReason: "awaiting-user", pending: [inner(2)] });
     expect(await agent.resume(undefined, { "inner-2": { action: "approve" } })).toMatchObject({ text: "saw: batch done: reject, approve" });
   });
 

@@ -86,10 +86,17 @@ describe("defineTool", () => {
     const shapes = defineTool({
       name: "shapes",
       description: "",
-      parameters: z.object({ kind: z.enum(["result", "none", "number"]) }),
-      execute: ({ kind }) => (kind === "result" ? { text: "custom", isError: true } : kind === "none" ? undefined : 7),
+      parameters: z.object({ kind: z.enum(["result", "valued", "other", "none", "number"]) }),
+      execute: ({ kind }) => {
+        if (kind === "result") return { text: "custom", isError: true };
+        if (kind === "valued") return { text: "1\tline", isError: false, value: "line" };
+        if (kind === "other") return { text: "t", isError: false, score: 1 };
+        return kind === "none" ? undefined : 7;
+      },
     });
     expect(await shapes.invoke({ kind: "result" })).toEqual({ text: "custom", isError: true });
+    expect(await shapes.invoke({ kind: "valued" })).toEqual({ text: "1\tline", isError: false, value: "line" });
+    expect(await shapes.invoke({ kind: "other" })).toEqual({ text: JSON.stringify({ text: "t", isError: false, score: 1 }, null, 2), isError: false });
     expect(await shapes.invoke({ kind: "none" })).toEqual({ text: "Done.", isError: false });
     expect(await shapes.invoke({ kind: "number" })).toEqual({ text: "7", isError: false });
   });

@@ -6,9 +6,16 @@ import { argumentLimitProblem } from "./argument-limits.js";
 
 /**
  * What a tool returns to the model. `isError` results are shown to the model so it can correct itself.
- * `paused`: the call stopped for the user (see ToolPause) and has no result yet.
+ * `paused`: the call stopped for the user (see ToolPause) and has no result yet. `value`: the result
+ * as data, when it differs from what the model is shown (read_file's is the file's text, without the
+ * line numbers `text` adds): what a workflow passes on where a later step uses this result.
  */
-export type ToolResult = { text: string; isError: boolean; paused?: ToolPaused };
+export type ToolResult = { text: string; isError: boolean; paused?: ToolPaused; value?: string };
+
+/** What a result stands for where another step uses it: its `value`, or the text the model reads. */
+export function toolResultValue(result: ToolResult): string {
+  return result.value ?? result.text;
+}
 
 /** A call that stopped for the user: the calls it waits on, and what it needs to go on (plain JSON). */
 export type ToolPaused = { calls: PendingCall[]; state: unknown };
@@ -177,5 +184,8 @@ function isToolResult(value: unknown): value is ToolResult {
   if (typeof value !== "object" || value === null) return false;
   const keys = Object.keys(value);
   const candidate = value as Record<string, unknown>;
-  return keys.length === 2 && typeof candidate["text"] === "string" && typeof candidate["isError"] === "boolean";
+  // Only these keys: any other JSON a tool returns is its result, shown as JSON.
+  const shaped = keys.every((key) => key === "text" || key === "isError" || key === "value");
+  const valued = !("value" in candidate) || typeof candidate["value"] === "string";
+  return shaped && valued && typeof candidate["text"] === "string" && typeof candidate["isError"] === "boolean";
 }

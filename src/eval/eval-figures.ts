@@ -1,9 +1,22 @@
 import type { StrategySummary } from "./scoring.js";
-import { TRIAL_OUTCOMES } from "./trial-record.js";
+import { TRIAL_OUTCOMES, type TrialRecord } from "./trial-record.js";
 
 /** Said by every output of a scripted eval: the table, each record's `scripted` flag, the report. */
 export const SCRIPTED_NOTICE =
   "SCRIPTED MODEL: these figures come from scripted answers and prove the eval harness (setup, checks, scoring, report, resume). They measure no model and no strategy; no efficacy claim follows from them.";
+
+/** `text` broken between words into lines of at most `width` characters, for a terminal. */
+export function wrapped(text: string, width = 100): string {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  return [...lines, line].join("\n");
+}
 
 export const percent = (share: number): string => `${(share * 100).toFixed(0)}%`;
 
@@ -30,4 +43,11 @@ export function summaryCells(row: StrategySummary): string[] {
     seconds(row.wallMs),
     ...TRIAL_OUTCOMES.slice(1).map((kind) => String(row.outcomes[kind])),
   ];
+}
+
+/** What the summary and the report say when the machine failed trials this time; undefined when it did not. */
+export function machineFailureNote(failures: readonly TrialRecord[]): string | undefined {
+  const [first] = failures;
+  if (!first) return undefined;
+  return `${failures.length} trial(s) failed because of the machine, not the model (${first.reason}), so the eval stopped; they are not counted, and the same command runs them and the rest once that is fixed.`;
 }

@@ -13,7 +13,7 @@ const TaskJson = z.strictObject({
   title: z.string().min(1),
   /** What kind of work it is (code, data, research…): a column of the report, nothing more. */
   kind: z.string().min(1).default("task"),
-  /** The most model calls a trial may make before it counts as a step-limit failure. */
+  /** The most model calls a trial may make before it counts as a max-steps failure. */
   maxSteps: z.number().int().min(1).max(1000).default(60),
   tools: z.array(z.enum(TASK_TOOLS)).default([]),
   /** The corpus folder the corpus tools search, relative to the task folder. */
@@ -42,6 +42,11 @@ export type EvalTask = {
   /** The corpus folder, when the task has the corpus tools. */
   corpusDir: string | undefined;
   solutionDir: string | undefined;
+  /**
+   * The suite folder the task came from (loadSuite): its folders that are not tasks (shared helpers
+   * such as `_checks/`) are copied beside the task for its check. Absent: the check gets the task's folder alone.
+   */
+  suiteDir?: string;
 };
 
 /** A suite or task folder that does not hold what it should; the message says what and where. */
@@ -98,7 +103,7 @@ export function loadSuite(dir: string): EvalTask[] {
   if (!existsSync(root) || !statSync(root).isDirectory()) throw new EvalTaskError(`suite folder ${root} does not exist`);
   const tasks = readdirSync(root, { withFileTypes: true })
     .filter((entry) => entry.isDirectory() && existsSync(join(root, entry.name, "task.json")))
-    .map((entry) => loadTask(join(root, entry.name)))
+    .map((entry) => ({ ...loadTask(join(root, entry.name)), suiteDir: root }))
     .sort((a, b) => a.id.localeCompare(b.id));
   if (tasks.length === 0) throw new EvalTaskError(`suite folder ${root} holds no tasks (folders with a task.json)`);
   return tasks;

@@ -1,4 +1,4 @@
-import { dollars, SCRIPTED_NOTICE, seconds, SUMMARY_COLUMNS, summaryCells, tokens } from "./eval-figures.js";
+import { dollars, machineFailureNote, SCRIPTED_NOTICE, seconds, SUMMARY_COLUMNS, summaryCells, tokens } from "./eval-figures.js";
 import type { EvalResult } from "./run-eval.js";
 import { renderChart } from "./svg-chart.js";
 
@@ -17,6 +17,7 @@ export function renderHtmlReport(result: EvalResult): string {
           xLabel: "tokens per trial (input + output, mean)",
           yLabel: "success rate, % (95% Wilson interval)",
           kind: "scatter",
+          labelPoints: true,
           yRange: [0, 100],
           series: recorded.map((row) => ({
             name: row.strategy,
@@ -27,6 +28,7 @@ export function renderHtmlReport(result: EvalResult): string {
   const trials = [...result.records].sort((a, b) => a.task.localeCompare(b.task) || a.strategy.localeCompare(b.strategy) || a.trial - b.trial);
   const notes = [
     result.resumed > 0 ? `${result.resumed} trial(s) were recorded by an earlier run of this eval and not run again.` : "",
+    machineFailureNote(result.machineFailures) ?? "",
     result.budget?.exhausted ? `The token budget (${result.budget.maxTokens}) is spent: ${result.notRun} trial(s) were not run; the figures cover the recorded trials only.` : "",
     !result.budget?.exhausted && result.notRun > 0 ? `${result.notRun} trial(s) were not run (the eval was stopped).` : "",
   ].filter(Boolean);

@@ -7,7 +7,7 @@ export { runCheck } from "./task-check.js";
 export type { CheckResult } from "./task-check.js";
 export { summarize, wilsonInterval } from "./scoring.js";
 export type { StrategySummary } from "./scoring.js";
-export { TRIAL_OUTCOMES, readTrialRecords } from "./trial-record.js";
+export { TRIAL_OUTCOMES, MACHINE_FAILURE, readTrialRecords } from "./trial-record.js";
 export type { TrialRecord, TrialOutcome } from "./trial-record.js";
 export { summaryTable } from "./summary-table.js";
 export { renderHtmlReport } from "./html-report.js";

@@ -1,5 +1,5 @@
 import { holderIsDeadHere, leaseHolderName } from "../runs/lease-holder.js";
-import type { RunStores } from "../runs/run-stores.js";
+import type { StoreSet } from "../runs/store-set.js";
 
 const LEASE_MS = 10_000;
 
@@ -9,7 +9,7 @@ const LEASE_MS = 10_000;
  * the eval's store would otherwise take them over once their leases ran out). Runs whose driver may
  * still live (another process on another host, or alive here) are left alone.
  */
-export async function abortOrphanedTrials(stores: RunStores, recorded: ReadonlySet<string>): Promise<number> {
+export async function abortOrphanedTrials(stores: StoreSet, recorded: ReadonlySet<string>): Promise<number> {
   const holder = leaseHolderName();
   let aborted = 0;
   for (const run of await stores.runs.listRuns(Number.MAX_SAFE_INTEGER)) {

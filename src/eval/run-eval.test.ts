@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { reactiveModel } from "../models/scripted.js";
 import { SqliteRunStore } from "../stores/sqlite-run-store.js";
 import { openSqliteDatabase } from "../stores/sqlite-database.js";
-import { openStores } from "../runs/run-stores.js";
+import { openStores } from "../runs/store-set.js";
 import { SCRIPTED_NOTICE } from "./eval-figures.js";
 import { BUILTIN_SUITE, loadSuite } from "./eval-task.js";
 import { runEval } from "./run-eval.js";
@@ -46,7 +46,7 @@ describe("runEval with scripted:demo on the built-in suite", () => {
       expect(row).toMatchObject({
         trials: 24,
         passed: 13,
-        outcomes: { passed: 13, "wrong-answer": 5, "gave-up": 2, "step-limit": 2, error: 2 },
+        outcomes: { passed: 13, "wrong-answer": 5, "gave-up": 2, "max-steps": 2, error: 2 },
         costUsd: null,
       });
       // avg@2: six tasks at 1, one at 1/2, five at 0, over twelve tasks.
@@ -66,7 +66,7 @@ describe("runEval with scripted:demo on the built-in suite", () => {
     expect(await runCount(result.files.store)).toBe(48);
     const byTask = (task: string, trial: number) => records.find((r) => r.task === task && r.trial === trial && r.strategy === "react");
     expect(byTask("data-clean-dates", 1)).toMatchObject({ outcome: "gave-up" });
-    expect(byTask("code-discounts-feature", 1)).toMatchObject({ outcome: "step-limit", steps: 40 });
+    expect(byTask("code-discounts-feature", 1)).toMatchObject({ outcome: "max-steps", steps: 40 });
     expect(byTask("research-incident-count", 1)?.reason).toContain("fails research-incident-count on purpose");
     expect(byTask("code-csv-quotes", 1)).toMatchObject({ outcome: "wrong-answer", reason: expect.stringContaining("quoted field") });
     expect(byTask("data-orders-json", 1)).toMatchObject({ outcome: "passed" });

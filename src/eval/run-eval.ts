@@ -3,7 +3,7 @@ import { join, resolve } from "node:path";
 import type { ChatModel } from "../core/model.js";
 import { resolveModel } from "../models/model-spec.js";
 import { RunInputError } from "../runs/run-input-error.js";
-import { openStores } from "../runs/run-stores.js";
+import { openStores } from "../runs/store-set.js";
 import { BASELINE_STRATEGY, STRATEGIES, parseStrategy, type ModelsByRole, type StrategyName } from "../runs/strategies.js";
 import { BUILTIN_SUITE, loadSuite, type EvalTask } from "./eval-task.js";
 import { renderHtmlReport } from "./html-report.js";
@@ -12,7 +12,8 @@ import { lockOutFolder } from "./out-folder-lock.js";
 import { summarize, type StrategySummary } from "./scoring.js";
 import { demoBrains, SCRIPTED_DEMO } from "./scripted-brains.js";
 import { runTrial, type TrialPlan } from "./trial.js";
-import { appendTrialRecord, readTrialRecords, trialKey, type TrialRecord } from "./trial-record.js";
+import { machineFailure } from "./machine-failure.js";
+import { appendTrialRecord, isCounted, readTrialRecords, trialKey, type TrialRecord } from "./trial-record.js";
 
 /** Every strategy the eval can compare: the plain ReAct baseline first, then the planning strategies. */
 export const EVAL_STRATEGIES: readonly StrategyName[] = [BASELINE_STRATEGY, ...STRATEGIES];
@@ -35,8 +36,12 @@ export type EvalOptions = {
   /** Models per task, strategy and trial, instead of resolving `model` (tests, library users with their own client). */
   models?: (task: EvalTask, strategy: StrategyName, trial: number) => ModelsByRole;
   signal?: AbortSignal;
-  /** Called as each trial is recorded, with how many are recorded of how many planned. */
+  /** Called once the options are checked, before the first trial: how many trials are planned, how many an earlier run recorded. */
+  onStart?: (plan: { planned: number; recorded: number }) => void;
+  /** Called as each trial is recorded, with how many are recorded of how many planned (a trial the machine failed is not among them). */
   onTrial?: (record: TrialRecord, done: number, planned: number) => void;
+  /** Told what the eval repaired or could not do: a cut-off last line of results.jsonl dropped, the report not written. */
+  onNotice?: (notice: string) => void;
 };
 
 export type EvalResult = {
@@ -51,8 +56,13 @@ export type EvalResult = {
   resumed: number;
   /** Runs of trials an earlier invocation was killed in, marked aborted (those trials run afresh). */
   abortedRuns: number;
-  /** Trials planned but not recorded: the budget was spent, or the eval was stopped. */
+  /** Trials planned but not recorded: the budget was spent, the eval was stopped, or the machine failed. */
   notRun: number;
+  /**
+   * This invocation's trials the machine failed (the disk or the store full): recorded as such, not
+   * counted, run again by the next invocation. The first one stops the eval, as every later trial would fail too.
+   */
+  machineFailures: TrialRecord[];
   budget: { maxTokens: number; spent: number; exhausted: boolean } | undefined;
   files: { results: string; store: string; report: string };
 };
@@ -82,17 +92,22 @@ type EvalPlan = { out: string; strategies: StrategyName[]; tasks: EvalTask[]; tr
 async function evaluate(opts: EvalOptions, { out, strategies, tasks, trials, concurrency }: EvalPlan): Promise<EvalResult> {
   const scripted = opts.model.startsWith("scripted:");
   const files = { results: join(out, "results.jsonl"), store: join(out, "runs.db"), report: join(out, "report.html") };
-  const earlier = readTrialRecords(files.results);
-  const otherModel = earlier.find((r) => r.model !== opts.model);
+  const recorded = readTrialRecords(files.results, opts.onNotice);
+  const otherModel = recorded.find((r) => r.model !== opts.model);
   if (otherModel) throw new RunInputError(`${out} holds an eval of ${otherModel.model}, not ${opts.model}; give another --out`);
+  // Trials the machine failed earlier are run again.
+  const earlier = recorded.filter(isCounted);
   const models = opts.models ?? modelsFor(opts.model);
   const records = [...earlier];
+  const machineFailures: TrialRecord[] = [];
+  let unwritable: string | undefined;
   const finished = new Set(earlier.map(trialKey));
   const planned: TrialPlan[] = [];
   for (const task of tasks) for (const strategy of strategies) for (let trial = 1; trial <= trials; trial++) planned.push({ task, strategy, trial });
   const queue = planned.filter((p) => !finished.has(trialKey({ task: p.task.id, strategy: p.strategy, trial: p.trial })));
   const inScope = (r: TrialRecord) => strategies.includes(r.strategy) && tasks.some((t) => t.id === r.task) && r.trial <= trials;
   const resumed = earlier.filter(inScope).length;
+  opts.onStart?.({ planned: planned.length, recorded: resumed });
 
   let spent = earlier.reduce((sum, r) => sum + r.inputTokens + r.outputTokens, 0);
   const stop = new AbortController();
@@ -120,8 +135,18 @@ async function evaluate(opts: EvalOptions, { out, strategies, tasks, trials, con
           },
         });
         if (!record) continue;
-        appendTrialRecord(files.results, record);
-        records.push(record);
+        try {
+          appendTrialRecord(files.results, record);
+        } catch (error) {
+          // Nothing more can be kept: no trial starts, the running ones stop unrecorded, and all of them run next time.
+          unwritable ??= machineFailure(error) ?? (error instanceof Error ? error.message : String(error));
+          stop.abort();
+          continue;
+        }
+        if (!isCounted(record)) {
+          machineFailures.push(record);
+          stop.abort();
+        } else records.push(record);
         opts.onTrial?.(record, records.filter(inScope).length, planned.length);
       }
     };
@@ -131,6 +156,7 @@ async function evaluate(opts: EvalOptions, { out, strategies, tasks, trials, con
     await stores.close();
   }
 
+  if (unwritable) throw new Error(`${files.results} could not be written (${unwritable}); the trials not in it run again when the same command runs once that is fixed`);
   const current = records.filter(inScope);
   const result: EvalResult = {
     model: opts.model,
@@ -143,10 +169,16 @@ async function evaluate(opts: EvalOptions, { out, strategies, tasks, trials, con
     resumed,
     abortedRuns,
     notRun: planned.length - current.length,
+    machineFailures,
     budget: opts.maxTokens === undefined ? undefined : { maxTokens: opts.maxTokens, spent, exhausted: overBudget() },
     files,
   };
-  writeFileSync(files.report, renderHtmlReport(result));
+  try {
+    writeFileSync(files.report, renderHtmlReport(result));
+  } catch (error) {
+    // The figures are in hand and the trials recorded: say what is missing rather than lose the summary.
+    opts.onNotice?.(`${files.report} could not be written (${machineFailure(error) ?? (error instanceof Error ? error.message : String(error))}); the same command writes it`);
+  }
   return result;
 }
 

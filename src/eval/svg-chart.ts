@@ -12,7 +12,18 @@ export type Chart = {
   yRange?: [number, number];
   /** Draw y = x, for "what we got against the lower bound" charts. */
   diagonal?: boolean;
+  /**
+   * Scatter charts with a point or two per series (the eval's strategies): name each point beside it,
+   * and spread points that would cover each other side by side, so none hides another.
+   */
+  labelPoints?: boolean;
 };
+
+/** Points closer than this (px) would cover each other: they are drawn side by side. */
+const OVERLAP_PX = 9;
+/** How far apart side-by-side points are drawn (px). */
+const SPREAD_PX = 11;
+const LABEL_LINE_PX = 13;
 
 const PLOT_WIDTH = 624;
 const HEIGHT = 400;
@@ -61,19 +72,30 @@ export function renderChart(chart: Chart): string {
     const end = Math.min(x1, y1);
     parts.push(`<line x1="${px(0)}" y1="${py(0)}" x2="${px(end)}" y2="${py(end)}" stroke="#8c959f" stroke-dasharray="4 4"/>`);
   }
+  const placed = chart.labelPoints ? placeLabelledPoints(chart.series, px, py) : new Map<string, PlacedPoint>();
   chart.series.forEach((series, i) => {
     const color = COLORS[i % COLORS.length] as string;
+    // A range's whisker, from low to high y, at pixel column `cx`.
+    const whisker = (cx: string, range: [number, number] | undefined) => {
+      if (!range) return;
+      const [low, high] = [py(range[0]).toFixed(1), py(range[1]).toFixed(1)];
+      parts.push(`<path d="M${cx} ${low}V${high}M${Number(cx) - 5} ${low}h10M${Number(cx) - 5} ${high}h10" stroke="${color}" fill="none"/>`);
+    };
     if (chart.kind === "line") {
       const path = series.points.map(([x, y]) => `${px(x).toFixed(1)},${py(y).toFixed(1)}`).join(" ");
       parts.push(`<polyline points="${path}" fill="none" stroke="${color}" stroke-width="1.5"/>`);
+      series.points.forEach(([x], j) => whisker(px(x).toFixed(1), series.ranges?.[j]));
     } else {
       series.points.forEach(([x, y], j) => {
-        const range = series.ranges?.[j];
-        if (range) {
-          const [cx, low, high] = [px(x).toFixed(1), py(range[0]).toFixed(1), py(range[1]).toFixed(1)];
-          parts.push(`<path d="M${cx} ${low}V${high}M${Number(cx) - 5} ${low}h10M${Number(cx) - 5} ${high}h10" stroke="${color}" fill="none"/>`);
-        }
-        parts.push(`<circle cx="${px(x).toFixed(1)}" cy="${py(y).toFixed(1)}" r="4" fill="${color}"/>`);
+        const at = placed.get(`${i}/${j}`);
+        const cx = (at?.x ?? px(x)).toFixed(1);
+        whisker(cx, series.ranges?.[j]);
+        if (!at) return void parts.push(`<circle cx="${cx}" cy="${py(y).toFixed(1)}" r="4" fill="${color}"/>`);
+        const name = escape(series.name);
+        parts.push(
+          `<circle cx="${cx}" cy="${py(y).toFixed(1)}" r="4" fill="${color}" data-series="${name}"><title>${name}: (${label(x)}, ${label(y)})</title></circle>`,
+          `<text x="${at.labelX.toFixed(1)}" y="${at.labelY.toFixed(1)}" fill="${color}" data-label="${name}">${name}</text>`,
+        );
       });
     }
     const ly = MARGIN.top + 14 + i * 18;
@@ -84,6 +106,33 @@ export function renderChart(chart: Chart): string {
   });
   parts.push("</svg>");
   return `${parts.join("\n")}\n`;
+}
+
+type PlacedPoint = { x: number; labelX: number; labelY: number };
+
+/**
+ * Where each point (by `series/point`) and its label go: points that would cover each other form a
+ * group, drawn side by side around their place, with their labels stacked to the right of the group.
+ */
+function placeLabelledPoints(series: Chart["series"], px: (x: number) => number, py: (y: number) => number): Map<string, PlacedPoint> {
+  const groups: { x: number; y: number; keys: string[] }[] = [];
+  series.forEach((s, i) =>
+    s.points.forEach(([x, y], j) => {
+      const [cx, cy] = [px(x), py(y)];
+      const group = groups.find((g) => Math.hypot(g.x - cx, g.y - cy) < OVERLAP_PX);
+      if (group) group.keys.push(`${i}/${j}`);
+      else groups.push({ x: cx, y: cy, keys: [`${i}/${j}`] });
+    }),
+  );
+  const placed = new Map<string, PlacedPoint>();
+  for (const group of groups) {
+    const n = group.keys.length;
+    const right = group.x + ((n - 1) / 2) * SPREAD_PX + 8;
+    group.keys.forEach((key, k) => {
+      placed.set(key, { x: group.x + (k - (n - 1) / 2) * SPREAD_PX, labelX: right, labelY: group.y + 4 + (k - (n - 1) / 2) * LABEL_LINE_PX });
+    });
+  }
+  return placed;
 }
 
 /** Round tick values covering [low, high]: steps of 1, 2 or 5 times a power of ten, about six of them. */

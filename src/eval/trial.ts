@@ -5,7 +5,7 @@ import type { AgentEvent } from "../core/events.js";
 import { addUsage, type Usage } from "../core/model.js";
 import { estimateCostUsd } from "../models/model-prices.js";
 import type { RunOutcome } from "../runs/run-driver.js";
-import type { RunStores } from "../runs/run-stores.js";
+import type { StoreSet } from "../runs/store-set.js";
 import { openRuns } from "../runs/runs.js";
 import type { ModelsByRole, StrategyName } from "../runs/strategies.js";
 import { workspaceTools } from "../tools/workspace-tools.js";
@@ -13,12 +13,13 @@ import { boundedText } from "../core/bounded-quote.js";
 import { corpusTools } from "./corpus-tools.js";
 import type { EvalTask } from "./eval-task.js";
 import { runCheck } from "./task-check.js";
-import type { TrialOutcome, TrialRecord } from "./trial-record.js";
+import { machineFailure } from "./machine-failure.js";
+import { MACHINE_FAILURE, type TrialOutcome, type TrialRecord } from "./trial-record.js";
 
 export type TrialPlan = { task: EvalTask; strategy: StrategyName; trial: number };
 
 type TrialContext = {
-  stores: RunStores;
+  stores: StoreSet;
   /** The model spec the records name. */
   model: string;
   models: ModelsByRole;
@@ -32,45 +33,17 @@ type TrialContext = {
 /**
  * One trial: a fresh temporary workspace from the task's setup/, a run of the strategy through the
  * run layer (recorded in the eval's store), then the task's check on what the run left. Returns
- * undefined when the trial was aborted before it ended.
+ * undefined when the trial was aborted before it ended. When the machine failed it (the disk or the
+ * store full: see machineFailure, or a step of its run that could not be recorded, which leaves its
+ * figures short), the record says so: it is not counted, and runs again.
  */
 export async function runTrial(plan: TrialPlan, ctx: TrialContext): Promise<TrialRecord | undefined> {
   const { task, strategy } = plan;
-  const workspace = await mkdtemp(join(tmpdir(), `stepwise-eval-${task.id}-`));
   const started = Date.now();
   let usage: Usage = { inputTokens: 0, outputTokens: 0 };
   let steps = 0;
   let runId: string | null = null;
-  try {
-    if (task.setupDir) await cp(task.setupDir, workspace, { recursive: true });
-    const tools = [...workspaceTools(workspace), ...(task.corpusDir ? corpusTools(task.corpusDir) : [])];
-    const runs = openRuns({ store: ctx.stores, models: () => ctx.models, tools: () => tools });
-    const onEvent = (event: AgentEvent) => {
-      if (event.type !== "model-end") return;
-      steps++;
-      usage = addUsage(usage, event.usage);
-      if (event.usage) ctx.onUsage(event.usage);
-    };
-    let ended: { outcome: TrialOutcome; reason: string } | undefined;
-    try {
-      const handle = await runs.start({
-        task: task.prompt,
-        strategy,
-        model: ctx.model,
-        settings: { workspace, maxSteps: task.maxSteps },
-        signal: ctx.signal,
-        onEvent,
-      });
-      runId = handle.id;
-      const outcome = await handle.done;
-      if (outcome.stopReason === "aborted") return undefined;
-      ended = await judge(task, workspace, outcome);
-    } catch (error) {
-      if (ctx.signal.aborted) return undefined;
-      ended = { outcome: "error", reason: boundedText((error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "") };
-    } finally {
-      await runs.close();
-    }
+  const record = (ended: { outcome: TrialRecord["outcome"]; reason: string }): TrialRecord => {
     const cost = estimateCostUsd(ctx.model, usage);
     return {
       scripted: ctx.scripted,
@@ -88,8 +61,50 @@ export async function runTrial(plan: TrialPlan, ctx: TrialContext): Promise<Tria
       wallMs: Date.now() - started,
       finishedAt: new Date().toISOString(),
     };
+  };
+  const machine = (reason: string) => record({ outcome: MACHINE_FAILURE, reason: boundedText(reason) });
+  let workspace: string | undefined;
+  try {
+    workspace = await mkdtemp(join(tmpdir(), `stepwise-eval-${task.id}-`));
+    if (task.setupDir) await cp(task.setupDir, workspace, { recursive: true });
+    const tools = [...workspaceTools(workspace), ...(task.corpusDir ? corpusTools(task.corpusDir) : [])];
+    let unrecorded: string | undefined;
+    const runs = openRuns({ store: ctx.stores, models: () => ctx.models, tools: () => tools, onWarning: (message) => (unrecorded ??= message) });
+    const onEvent = (event: AgentEvent) => {
+      if (event.type !== "model-end") return;
+      steps++;
+      usage = addUsage(usage, event.usage);
+      if (event.usage) ctx.onUsage(event.usage);
+    };
+    let ended: { outcome: TrialRecord["outcome"]; reason: string };
+    try {
+      const handle = await runs.start({
+        task: task.prompt,
+        strategy,
+        model: ctx.model,
+        settings: { workspace, maxSteps: task.maxSteps },
+        signal: ctx.signal,
+        onEvent,
+      });
+      runId = handle.id;
+      const outcome = await handle.done;
+      if (outcome.stopReason === "aborted") return undefined;
+      ended = await judge(task, workspace, outcome);
+    } catch (error) {
+      if (ctx.signal.aborted) return undefined;
+      const failed = machineFailure(error);
+      if (failed) return machine(failed);
+      ended = { outcome: "error", reason: boundedText((error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "") };
+    } finally {
+      await runs.close();
+    }
+    return unrecorded ? machine(unrecorded) : record(ended);
+  } catch (error) {
+    const failed = machineFailure(error);
+    if (failed) return machine(failed);
+    throw error;
   } finally {
-    await rm(workspace, { recursive: true, force: true });
+    if (workspace) await rm(workspace, { recursive: true, force: true });
   }
 }
 
@@ -104,8 +119,8 @@ async function judge(task: EvalTask, workspace: string, outcome: RunOutcome): Pr
       return { outcome: check.passed ? "passed" : "wrong-answer", reason: check.reason };
     }
     case "max-steps":
-      return { outcome: "step-limit", reason: `stopped at the step limit (${task.maxSteps} model calls)` };
-    case "awaiting-approval": {
+      return { outcome: "max-steps", reason: `stopped at the step limit (${task.maxSteps} model calls)` };
+    case "awaiting-user": {
       const asked = (outcome.pending ?? []).map((c) => c.name).join(", ");
       return { outcome: "gave-up", reason: `stopped to ask the user (${asked || "a pending call"}); nobody answers in an eval` };
     }

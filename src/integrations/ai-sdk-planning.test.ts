@@ -1,5 +1,5 @@
-import type { LanguageModelV3CallOptions, LanguageModelV3Content, LanguageModelV3GenerateResult } from "@ai-sdk/provider";
-import { generateText, stepCountIs } from "ai";
+import type { LanguageModelV3CallOptions } from "@ai-sdk/provider";
+import { generateText, stepCountIs, tool, ToolLoopAgent } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -8,49 +8,45 @@ import type { AfterToolContext, Plugin } from "../core/plugin.js";
 import { defineTool, ToolError } from "../core/tool.js";
 import { PlanNotebook } from "../planning/notebook/plan-notebook.js";
 import { todoList } from "../planning/todos/todo-list.js";
+import { TODO_INSTRUCTIONS } from "../planning/todos/write-todos-description.js";
 import { aiSdkPlanning } from "./ai-sdk-planning.js";
+import { callTool, reply } from "./test-support/ai-sdk-replies.js";
+import { meetingPoint } from "./test-support/meeting-point.js";
 
-const USAGE = {
-  inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
-  outputTokens: { total: 5, text: 5, reasoning: undefined },
-};
+// The todo list recited at the tail of every request: where these tests read each thread's list.
+const AT_EVERY_TAIL = { reciteAfterTokens: 0 };
 
-function reply(content: LanguageModelV3Content[]): LanguageModelV3GenerateResult {
-  const calls = content.some((part) => part.type === "tool-call");
-  return { content, finishReason: { unified: calls ? "tool-calls" : "stop", raw: undefined }, usage: USAGE, warnings: [] };
-}
-
-function callTool(toolCallId: string, toolName: string, input: unknown): LanguageModelV3Content {
-  return { type: "tool-call", toolCallId, toolName, input: JSON.stringify(input) };
-}
 
 function lastMessage(call: LanguageModelV3CallOptions | undefined) {
   return call?.prompt.at(-1);
 }
 
-/** A counter whose value is recited at the tail of every request, as a plan hint would be. */
+/** A counter whose value is recited at the tail of every request, as a plan hint would be; `plugins` makes a call's own. */
 function counterPlugin() {
   let count = 0;
   const seen: AfterToolContext[] = [];
-  const plugin: Plugin = {
-    name: "counter",
-    instructions: () => "Bump the counter when asked.",
-    tools: () => [
-      defineTool({
-        name: "bump",
-        description: "Add to the counter.",
-        parameters: z.object({ by: z.number().int() }),
-        execute: ({ by }) => {
-          if (by <= 0) throw new ToolError("bump only adds: pass a positive number.");
-          count += by;
-          return `Counter is ${count}.`;
-        },
-      }),
-    ],
-    beforeModel: () => [{ role: "user", content: `<counter>${count}</counter>` }],
-    afterTool: (ctx) => void seen.push(ctx),
+  const make = (): Plugin => {
+    count = 0;
+    return {
+      name: "counter",
+      instructions: () => "Bump the counter when asked.",
+      tools: () => [
+        defineTool({
+          name: "bump",
+          description: "Add to the counter.",
+          parameters: z.object({ by: z.number().int() }),
+          execute: ({ by }) => {
+            if (by <= 0) throw new ToolError("bump only adds: pass a positive number.");
+            count += by;
+            return `Counter is ${count}.`;
+          },
+        }),
+      ],
+      beforeModel: () => [{ role: "user", content: `<counter>${count}</counter>` }],
+      afterTool: (ctx) => void seen.push(ctx),
+    };
   };
-  return { plugin, seen, count: () => count };
+  return { plugins: () => [make()], make, seen, count: () => count };
 }
 
 describe("aiSdkPlanning inside generateText", () => {
@@ -63,8 +59,8 @@ describe("aiSdkPlanning inside generateText", () => {
         reply([{ type: "text", text: "The counter is 5." }]),
       ],
     });
-    const planning = aiSdkPlanning([counter.plugin], { system: "You are terse." });
-    const result = await generateText({ model, ...planning, prompt: "Bump by 2, then by 3.", stopWhen: stepCountIs(5) });
+    const planning = aiSdkPlanning(counter.plugins);
+    const result = await generateText(planning.call({ model, system: "You are terse.", prompt: "Bump by 2, then by 3.", stopWhen: stepCountIs(5) }));
 
     expect(result.text).toBe("The counter is 5.");
     expect(counter.count()).toBe(5);
@@ -87,7 +83,7 @@ describe("aiSdkPlanning inside generateText", () => {
         reply([{ type: "text", text: "I could not bump it." }]),
       ],
     });
-    await generateText({ model, ...aiSdkPlanning([counter.plugin]), prompt: "Bump.", stopWhen: stepCountIs(3) });
+    await generateText(aiSdkPlanning(counter.plugins).call({ model, prompt: "Bump.", stopWhen: stepCountIs(3) }));
 
     const toolMessage = model.doGenerateCalls[1]?.prompt.find((message) => message.role === "tool");
     expect(toolMessage?.content).toMatchObject([
@@ -106,12 +102,12 @@ describe("aiSdkPlanning inside generateText", () => {
     const model = new MockLanguageModelV3({
       doGenerate: [reply([callTool("c1", "bump", { by: "4" })]), reply([{ type: "text", text: "Done." }])],
     });
-    await generateText({ model, ...aiSdkPlanning([counter.plugin]), prompt: "Bump by 4.", stopWhen: stepCountIs(3) });
+    await generateText(aiSdkPlanning(counter.plugins).call({ model, prompt: "Bump by 4.", stopWhen: stepCountIs(3) }));
     expect(counter.count()).toBe(4);
   });
 
   it("recites the todo list after write_todos and forwards its events", async () => {
-    const todos = todoList();
+    let todos = todoList(AT_EVERY_TAIL);
     const events: AgentEvent[] = [];
     const model = new MockLanguageModelV3({
       doGenerate: [
@@ -119,8 +115,9 @@ describe("aiSdkPlanning inside generateText", () => {
         reply([{ type: "text", text: "Working on it." }]),
       ],
     });
-    const planning = aiSdkPlanning([todos], { agentName: "helper", onEvent: (event) => events.push(event) });
-    await generateText({ model, ...planning, prompt: "Triage the logs.", stopWhen: stepCountIs(3) });
+    // Recited at the tail of every request, the adapter's tail path is what this checks.
+    const planning = aiSdkPlanning(() => [(todos = todoList(AT_EVERY_TAIL))], { agentName: "helper", onEvent: (event) => events.push(event) });
+    await generateText(planning.call({ model, prompt: "Triage the logs.", stopWhen: stepCountIs(3) }));
 
     expect(todos.todos).toEqual([{ content: "Read the logs", status: "in_progress" }]);
     expect(lastMessage(model.doGenerateCalls[0])?.role).toBe("user");
@@ -136,7 +133,7 @@ describe("aiSdkPlanning inside generateText", () => {
   });
 
   it("gives the plan notebook's hint to each step once a plan exists", async () => {
-    const notebook = new PlanNotebook();
+    let notebook = new PlanNotebook();
     const subtasks = [{ name: "Read the logs", description: "Collect errors.", expected_outcome: "A list." }];
     const model = new MockLanguageModelV3({
       doGenerate: [
@@ -144,7 +141,7 @@ describe("aiSdkPlanning inside generateText", () => {
         reply([{ type: "text", text: "Planned." }]),
       ],
     });
-    await generateText({ model, ...aiSdkPlanning([notebook]), prompt: "Triage the logs.", stopWhen: stepCountIs(3) });
+    await generateText(aiSdkPlanning(() => [(notebook = new PlanNotebook())]).call({ model, prompt: "Triage the logs.", stopWhen: stepCountIs(3) }));
 
     expect(notebook.currentPlan?.name).toBe("Triage");
     const hint = lastMessage(model.doGenerateCalls[1]);
@@ -154,8 +151,137 @@ describe("aiSdkPlanning inside generateText", () => {
   });
 
   it("refuses two plugins offering the same tool name", () => {
-    const a = counterPlugin().plugin;
-    const b = { ...counterPlugin().plugin, name: "other" };
-    expect(() => aiSdkPlanning([a, b])).toThrow(/"bump"/);
+    const a = counterPlugin().make();
+    const b = { ...counterPlugin().make(), name: "other" };
+    expect(() => aiSdkPlanning(() => [a, b])).toThrow(/"bump"/);
+  });
+});
+
+describe("aiSdkPlanning gives each call its own plugins", () => {
+  const promptText = (options: LanguageModelV3CallOptions) => JSON.stringify(options.prompt);
+  const firstUserText = (options: LanguageModelV3CallOptions) => {
+    const user = options.prompt.find((message) => message.role === "user");
+    return user && Array.isArray(user.content) && user.content[0]?.type === "text" ? user.content[0].text : "";
+  };
+  const recitedLists = (calls: LanguageModelV3CallOptions[]) => calls.map((call) => promptText(call).match(/<todo-list>[^<]*<\/todo-list>/g) ?? []);
+
+  const meetingTool = () => tool({ description: "Wait for the other call.", inputSchema: z.object({}), execute: meetingPoint() });
+
+  /** Answers each call from its own prompt: its list, then `meet`, then a final answer. */
+  const byCall = async (options: LanguageModelV3CallOptions) => {
+    const name = firstUserText(options).replace("Work on ", "");
+    const results = options.prompt.filter((message) => message.role === "tool").length;
+    if (results === 0) return reply([callTool(`${name}-w`, "write_todos", { todos: [{ content: `${name} first`, status: "pending" }] })]);
+    if (results === 1) return reply([callTool(`${name}-m`, "meet", {})]);
+    return reply([{ type: "text", text: `${name} done` }]);
+  };
+
+  it("two calls interleaved mid-call each see only their own list (the shared-plan leak), and a later call starts empty", async () => {
+    const model = new MockLanguageModelV3({ doGenerate: byCall });
+    const planning = aiSdkPlanning(() => [todoList(AT_EVERY_TAIL)]);
+    const meet = meetingTool();
+    await Promise.all(
+      ["alpha", "beta"].map((name) => generateText(planning.call({ model, tools: { meet }, prompt: `Work on ${name}`, stopWhen: stepCountIs(5) }))),
+    );
+    const calls = model.doGenerateCalls;
+    expect(calls).toHaveLength(6);
+    for (const [i, lists] of recitedLists(calls).entries()) {
+      const name = firstUserText(calls[i]!).replace("Work on ", "");
+      for (const list of lists) expect(list).not.toContain(name === "alpha" ? "beta" : "alpha");
+    }
+    expect(recitedLists(calls).filter((lists) => lists.length === 1)).toHaveLength(4);
+
+    const later = new MockLanguageModelV3({ doGenerate: [reply([{ type: "text", text: "Nothing to do." }])] });
+    await generateText(planning.call({ model: later, prompt: "Anything?" }));
+    expect(promptText(later.doGenerateCalls[0]!)).not.toContain("<todo-list>");
+  });
+
+  it("refuses settings used for a second call, whose plan they hold", async () => {
+    const planning = aiSdkPlanning(() => [todoList(AT_EVERY_TAIL)]);
+    const model = new MockLanguageModelV3({ doGenerate: async () => reply([{ type: "text", text: "ok" }]) });
+    const settings = planning.call({ model, prompt: "Once." });
+    await generateText(settings);
+    await expect(generateText(settings)).rejects.toThrow(/already served a call/);
+  });
+
+  it("merges your tools, prepareStep and onStepFinish with the planning ones, keeping your tools' result types", async () => {
+    const weather = tool({ description: "Weather.", inputSchema: z.object({ city: z.string() }), execute: async ({ city }) => ({ city, celsius: 21 }) });
+    const model = new MockLanguageModelV3({
+      doGenerate: [
+        reply([callTool("w1", "write_todos", { todos: [{ content: "check weather", status: "in_progress" }] }), callTool("c1", "weather", { city: "Oslo" })]),
+        reply([{ type: "text", text: "21 degrees." }]),
+      ],
+    });
+    const yourSteps: number[] = [];
+    const planning = aiSdkPlanning(() => [todoList(AT_EVERY_TAIL)]);
+    const result = await generateText(
+      planning.call({
+        model,
+        tools: { weather },
+        prompt: "Weather in Oslo?",
+        stopWhen: stepCountIs(4),
+        // Your own prepareStep trims what is sent; the list is still appended after what it returns.
+        prepareStep: ({ messages }) => ({ messages: messages.slice(-3) }),
+        onStepFinish: (step) => void yourSteps.push(step.stepNumber),
+      }),
+    );
+    const weatherResult = result.steps[0]!.toolResults.find((r) => r.toolName === "weather");
+    if (weatherResult && !weatherResult.dynamic && weatherResult.toolName === "weather") {
+      const celsius: number = weatherResult.output.celsius; // typed: the output of your tool, not unknown
+      expect(celsius).toBe(21);
+    } else throw new Error("no weather result");
+    expect(yourSteps).toEqual([0, 1]);
+    expect(JSON.stringify(lastMessage(model.doGenerateCalls[1]))).toContain("<todo-list>");
+    expect(model.doGenerateCalls[1]!.prompt.length).toBeLessThanOrEqual(5);
+    expect(model.doGenerateCalls[0]!.tools?.map((t) => t.name).sort()).toEqual(["weather", "write_todos"]);
+  });
+
+  it("gives a ToolLoopAgent instructions, and each generate() its own plugins", async () => {
+    const counter = counterPlugin();
+    const model = new MockLanguageModelV3({ doGenerate: byCall });
+    const planning = aiSdkPlanning(() => [todoList(AT_EVERY_TAIL), counter.make()]);
+    const agent = new ToolLoopAgent(planning.agent({ model, instructions: "Be terse.", tools: { meet: meetingTool() }, stopWhen: stepCountIs(5) }));
+    await Promise.all(["alpha", "beta"].map((name) => agent.generate({ prompt: `Work on ${name}` })));
+    const calls = model.doGenerateCalls;
+    expect(calls).toHaveLength(6);
+    expect(calls[0]!.prompt[0]).toEqual({ role: "system", content: `Be terse.\n\n${TODO_INSTRUCTIONS}\n\nBump the counter when asked.` });
+    for (const [i, lists] of recitedLists(calls).entries()) {
+      const name = firstUserText(calls[i]!).replace("Work on ", "");
+      for (const list of lists) expect(list).not.toContain(name === "alpha" ? "beta" : "alpha");
+    }
+    expect(recitedLists(calls).filter((lists) => lists.length === 1)).toHaveLength(4);
+  });
+
+  it("keeps a ToolLoopAgent's calls apart though they share one experimental_context, which your tools still read", async () => {
+    const shared = { user: "ann" };
+    const users: unknown[] = [];
+    const whoami = tool({
+      description: "Who am I?",
+      inputSchema: z.object({}),
+      execute: async (_input, { experimental_context }) => {
+        users.push((experimental_context as typeof shared).user);
+        return "ann";
+      },
+    });
+    const meet = meetingTool();
+    const model = new MockLanguageModelV3({
+      doGenerate: async (options) => {
+        const name = firstUserText(options).replace("Work on ", "");
+        const results = options.prompt.filter((message) => message.role === "tool").length;
+        if (results === 0) return reply([callTool(`${name}-w`, "write_todos", { todos: [{ content: `${name} first`, status: "pending" }] }), callTool(`${name}-u`, "whoami", {})]);
+        if (results === 1) return reply([callTool(`${name}-m`, "meet", {})]);
+        return reply([{ type: "text", text: "done" }]);
+      },
+    });
+    const planning = aiSdkPlanning(() => [todoList(AT_EVERY_TAIL)]);
+    const agent = new ToolLoopAgent(planning.agent({ model, tools: { meet, whoami }, experimental_context: shared, stopWhen: stepCountIs(5) }));
+    await Promise.all(["alpha", "beta"].map((name) => agent.generate({ prompt: `Work on ${name}` })));
+    await agent.generate({ prompt: "Work on gamma" });
+    expect(users).toEqual(["ann", "ann", "ann"]);
+    for (const [i, lists] of recitedLists(model.doGenerateCalls).entries()) {
+      const name = firstUserText(model.doGenerateCalls[i]!).replace("Work on ", "");
+      for (const list of lists) expect(list).toContain(name);
+    }
+    expect(recitedLists(model.doGenerateCalls).filter((lists) => lists.length === 1)).toHaveLength(6);
   });
 });

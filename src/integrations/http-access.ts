@@ -1,5 +1,10 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 
+/** A server asked to listen beyond loopback without a token: a setting to fix, refused before it listens. */
+export class HostNeedsTokenError extends Error {
+  override name = "HostNeedsTokenError";
+}
+
 /** Addresses only this machine can reach: serving on them needs no token. */
 export function isLoopback(host: string): boolean {
   return host === "localhost" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host);

@@ -7,17 +7,22 @@ import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/typ
 import { afterAll, describe, expect, it } from "vitest";
 import { TaskBoard } from "../planning/tasks/task-board.js";
 import { PostgresTaskStore } from "../stores/postgres-task-store.js";
-import { TEST_DATABASE_URL, uniqueBoardId } from "../stores/test-support/shared-board-workload.js";
+import { freshSchema } from "../stores/test-support/fresh-schema.js";
+import { uniqueBoardId } from "../stores/test-support/shared-board-workload.js";
 import { startMcpHttpServer, type McpHttpServer } from "./mcp-http-server.js";
 
-const DIST_INDEX = fileURLToPath(new URL("../../dist/index.js", import.meta.url));
+const DIST_POSTGRES = fileURLToPath(new URL("../../dist/stores/postgres.js", import.meta.url));
 const run = promisify(execFile);
 
+// A schema of its own, so that the task tables (and their migrations) never meet another run's.
+const schema = await freshSchema();
+const TEST_DATABASE_URL = schema.url;
 let server: McpHttpServer | undefined;
 let client: Client | undefined;
 afterAll(async () => {
   await client?.close();
   await server?.close();
+  await schema.drop();
 });
 
 describe("MCP board subscriptions on PostgreSQL", () => {
@@ -36,7 +41,7 @@ describe("MCP board subscriptions on PostgreSQL", () => {
 
     // Another process, with its own connection and no MCP at all, claims the task.
     const claim = `
-      const { PostgresTaskStore } = await import(${JSON.stringify(DIST_INDEX)});
+      const { PostgresTaskStore } = await import(${JSON.stringify(DIST_POSTGRES)});
       const store = new PostgresTaskStore({ boardId: ${JSON.stringify(boardId)}, connectionString: ${JSON.stringify(TEST_DATABASE_URL)} });
       const { task } = await store.claimNext("other-process");
       await store.close();

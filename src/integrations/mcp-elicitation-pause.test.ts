@@ -36,7 +36,7 @@ const bookTurn = { toolCalls: [{ name: "rooms_book_room", arguments: {}, id: "c1
 async function pausedOnQuestion(url: string): Promise<AgentState> {
   const agent = new Agent({ model: scriptedModel([bookTurn]), plugins: [await connect(url)] });
   const paused = await agent.run("book a room");
-  expect(paused.stopReason).toBe("awaiting-approval");
+  expect(paused.stopReason).toBe("awaiting-user");
   expect(paused.pending).toHaveLength(1);
   const [call] = paused.pending!;
   expect(call).toMatchObject({ id: "c1-q1", name: "ask_user", kind: "question" });
@@ -78,7 +78,7 @@ describe("an MCP server's question pauses the agent", () => {
   it("an answer that does not fit the form asks again, saying what was wrong", async () => {
     const server = await elicitingServer();
     const { result, agent } = await resumedWith(server.url, await pausedOnQuestion(server.url), { action: "answer", text: '{"seats": "many"}' });
-    expect(result.stopReason).toBe("awaiting-approval");
+    expect(result.stopReason).toBe("awaiting-user");
     const { question } = JSON.parse(result.pending![0]!.arguments) as { question: string };
     expect(question).toMatch(/^Your last answer could not be used: seats: expected a number, got "many"\.\n.*Which room\?/);
 
@@ -102,14 +102,14 @@ describe("an MCP server's question pauses the agent", () => {
     const tools = (await connect(server.url)).tools();
     const run = await first.start({ task: "book a room", strategy: "todos", model: "scripted", tools, settings: { workspace: dir } });
     const paused = await run.done;
-    expect(paused).toMatchObject({ status: "awaiting-approval", pending: [{ id: "c1-q1", kind: "question" }] });
+    expect(paused).toMatchObject({ status: "awaiting-user", pending: [{ id: "c1-q1", kind: "question" }] });
     await first.close();
 
     const later = (await connect(server.url)).tools();
     const second = openRuns({ store: file, models: () => () => model, tools: () => later });
     cleanups.push(() => second.close());
     const resumed = await second.resume(run.id, { "c1-q1": { action: "answer", text: '{"room": "Hopper"}' } });
-    expect(await resumed.done).toMatchObject({ status: "finished", text: "booked" });
+    expect(await resumed.done).toMatchObject({ status: "final", text: "booked" });
     expect(server.answers.at(-1)).toEqual({ action: "accept", content: { room: "Hopper", seats: 6, projector: true } });
   });
 
@@ -183,13 +183,13 @@ describe("an MCP server's question inside a workflow step", () => {
     const first = await runsOn(server.url, dir, strategy);
     const run = await first.start({ task: "Book a room", strategy, model: "scripted", settings: { workspace: dir } });
     const paused = await run.done;
-    expect(paused).toMatchObject({ status: "awaiting-approval", pending: [{ name: "ask_user", kind: "question" }] });
+    expect(paused).toMatchObject({ status: "awaiting-user", pending: [{ name: "ask_user", kind: "question" }] });
     expect(JSON.parse(paused.pending![0]!.arguments).question).toContain("Which room?");
     await first.close();
 
     const second = await runsOn(server.url, dir, strategy);
     const resumed = await second.resume(run.id, { [paused.pending![0]!.id]: { action: "answer", text: '{"room": "Hopper"}' } });
-    expect(await resumed.done).toMatchObject({ status: "finished", text: "final: accept Hopper" });
+    expect(await resumed.done).toMatchObject({ status: "final", text: "final: accept Hopper" });
     expect(server.answers.at(-1)).toEqual({ action: "accept", content: { room: "Hopper", seats: 6, projector: true } });
   });
 
@@ -199,6 +199,6 @@ describe("an MCP server's question inside a workflow step", () => {
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     const runs = await runsOn(server.url, dir, "rewoo");
     const run = await runs.start({ task: "Book a room", strategy: "rewoo", model: "scripted", settings: { workspace: dir } });
-    expect(await run.done).toMatchObject({ status: "finished", text: "final: step could not wait" });
+    expect(await run.done).toMatchObject({ status: "final", text: "final: step could not wait" });
   });
 });

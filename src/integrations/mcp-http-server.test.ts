@@ -158,7 +158,6 @@ describe("MCP server over Streamable HTTP", () => {
       });
     const listTools = (url: string, sessionId: string) =>
       fetch(url, { method: "POST", headers: { ...headers, "Mcp-Session-Id": sessionId }, body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }) });
-    const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
     /** An initialize request on its own connection, optionally from another local address or a web page. */
     const rawInitialize = (url: string, from: { localAddress?: string; origin?: string } = {}) =>
@@ -230,9 +229,21 @@ describe("MCP server over Streamable HTTP", () => {
     });
 
     it("keeps the session of a connected client, whose event stream stays open, past sessionIdleMs", async () => {
-      const server = await serve({ tools: noteTools(), sessionIdleMs: 200 });
+      const events = sessionEvents();
+      const server = await serve({ tools: noteTools(), sessionIdleMs: 200, onSessionEvent: events.record });
       const client = await connect(server.url);
-      await pause(600);
+      const kept = await events.next();
+      expect(kept).toMatchObject({ type: "opened" });
+      // A session opened after it and then left idle: once the reaper closes that one, sessionIdleMs has
+      // passed for the client's session too, which would have been closed first had it been idle.
+      const opened = await initialize(server.url);
+      await opened.body?.cancel();
+      const idleId = opened.headers.get("mcp-session-id") as string;
+      const used = await listTools(server.url, idleId);
+      await used.body?.cancel();
+      expect(await events.next()).toEqual({ type: "opened", sessionId: idleId, client: "127.0.0.1" });
+      expect(await events.next()).toEqual({ type: "closed", sessionId: idleId, client: "127.0.0.1", reason: "idle" });
+      expect(events.seen.filter((event) => event.sessionId === kept.sessionId)).toEqual([kept]);
       expect(textOf(await client.callTool({ name: "list_notes", arguments: {} }))).toBe("No notes.");
     });
 

@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { Tool } from "../core/tool.js";
-import { bearerToken, isLoopback, loopbackHostCheck, originCheck, tokenCheck } from "./http-access.js";
+import { bearerToken, HostNeedsTokenError, isLoopback, loopbackHostCheck, originCheck, tokenCheck } from "./http-access.js";
 import { sharedPlanningWatch } from "./mcp-planning-watch.js";
 import { createMcpServer, type McpServerOptions } from "./mcp-server.js";
 
@@ -95,7 +95,7 @@ export async function startMcpHttpServer(opts: McpHttpServerOptions): Promise<Mc
   const host = opts.host ?? "127.0.0.1";
   const loopback = isLoopback(host);
   if (!loopback && !opts.token) {
-    throw new Error(
+    throw new HostNeedsTokenError(
       `Refusing to serve MCP on ${host} without a token: anyone who can reach it could change the board. ` +
         "Pass a bearer token, or bind to 127.0.0.1.",
     );

@@ -36,22 +36,23 @@ function registerNotebookPrompts(server: McpServer, notebook: PlanNotebook): voi
         ].join("\n"),
       ),
   );
-  const planIds = () => [...(notebook.currentPlan ? [notebook.currentPlan] : []), ...notebook.historicalPlans()].map((plan) => plan.id);
+  const planIds = async () => [...(notebook.currentPlan ? [notebook.currentPlan] : []), ...(await notebook.historicalPlans())].map((plan) => plan.id);
   server.registerPrompt(
     "continue_plan",
     {
       title: "Continue a plan",
       description: "Pick up the current plan (or an archived one, by id) where it stands.",
       argsSchema: {
-        plan_id: completable(z.string().optional().describe("An archived plan to recover; empty for the current plan"), (value) =>
-          planIds()
+        plan_id: completable(z.string().optional().describe("An archived plan to recover; empty for the current plan"), async (value) =>
+          (await planIds())
             .filter((id) => id.startsWith(value ?? ""))
             .slice(0, COMPLETIONS),
         ),
       },
     },
-    ({ plan_id: planId }) => {
-      const plan = planId ? notebook.historicalPlans().find((p) => p.id === planId) ?? notebook.currentPlan : notebook.currentPlan;
+    async ({ plan_id: planId }) => {
+      await notebook.ready();
+      const plan = planId ? (await notebook.historicalPlans()).find((p) => p.id === planId) ?? notebook.currentPlan : notebook.currentPlan;
       if (!plan) return userMessage("There is no plan yet. Ask me what to do, then make one with create_plan.");
       const recover = planId && plan.id === planId && notebook.currentPlan?.id !== planId ? `First call recover_historical_plan with plan_id "${planId}".\n` : "";
       return userMessage(`${recover}Continue this plan from where it stands; start with the first subtask that is not done.\n\n${plan.toMarkdown(true)}`);

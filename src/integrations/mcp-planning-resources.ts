@@ -29,23 +29,27 @@ function registerPlans(server: McpServer, notebook: PlanNotebook): void {
     "current-plan",
     CURRENT_PLAN_URI,
     { title: "Current plan", description: "The plan being worked on, with each subtask's state.", mimeType: "text/markdown" },
-    (uri) => {
+    async (uri) => {
+      await notebook.ready();
       const plan = notebook.currentPlan;
       return plan ? planContents(uri.href, plan) : { contents: [{ uri: uri.href, mimeType: "text/markdown", text: "There is no current plan." }] };
     },
   );
-  const allPlans = () => [...(notebook.currentPlan ? [notebook.currentPlan] : []), ...notebook.historicalPlans()];
+  const allPlans = async () => {
+    const archived = await notebook.historicalPlans();
+    return [...(notebook.currentPlan ? [notebook.currentPlan] : []), ...archived];
+  };
   server.registerResource(
     "plan",
     new ResourceTemplate(PLAN_TEMPLATE, {
-      list: () => ({
-        resources: allPlans().map((plan) => ({ uri: planUri(plan.id), name: plan.name, description: `${plan.state} plan`, mimeType: "text/markdown" })),
+      list: async () => ({
+        resources: (await allPlans()).map((plan) => ({ uri: planUri(plan.id), name: plan.name, description: `${plan.state} plan`, mimeType: "text/markdown" })),
       }),
-      complete: { id: (value) => completions(allPlans().map((plan) => plan.id), value) },
+      complete: { id: async (value) => completions((await allPlans()).map((plan) => plan.id), value) },
     }),
     { title: "Plan by id", description: "A current or archived plan.", mimeType: "text/markdown" },
-    (uri, { id }) => {
-      const plan = allPlans().find((p) => p.id === String(id));
+    async (uri, { id }) => {
+      const plan = (await allPlans()).find((p) => p.id === String(id));
       if (!plan) throw notFound(uri.href, `no plan has id "${String(id)}"`);
       return planContents(uri.href, plan);
     },

@@ -2,7 +2,6 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { CallToolResult, ServerNotification } from "@modelcontextprotocol/sdk/types.js";
 import { z, type ZodType } from "zod";
-import type { JSONSchema } from "zod/v4/core";
 import type { Tool } from "../core/tool.js";
 import { registerPlanningPrompts } from "./mcp-planning-prompts.js";
 import { registerPlanningResources } from "./mcp-planning-resources.js";
@@ -77,18 +76,15 @@ function progressReporter(extra: CallExtra): (progress: number, message: string)
 }
 
 /**
- * The SDK lists and validates a tool's input with a zod object schema. A tool made by `defineTool`
- * carries one; a hand-made tool (a proxied remote one, say) only has JSON Schema, which zod rebuilds.
- * The SDK rejects input that fails the schema before `invoke` runs, as an error result naming the
- * argument; `invoke` then validates again, which is harmless for our tools (no transforms).
+ * The SDK validates a call's arguments with the tool's zod schema before the handler runs, with
+ * its own refusals: subtasks sent as a JSON string, which `invoke` repairs in-process, would be
+ * refused over MCP. So the SDK gets a schema that takes any object and lists the tool's own JSON
+ * Schema (the one an in-process model is shown); `invoke` validates, with the same repairs and the
+ * same errors naming the wrong argument as an in-process call.
  */
 function inputSchemaOf(tool: Tool): ZodType {
-  if (tool.schema && isObjectSchema(tool.schema)) return tool.schema;
-  return z.fromJSONSchema(tool.parameters as JSONSchema.JSONSchema);
-}
-
-function isObjectSchema(schema: ZodType): boolean {
-  return schema._zod.def.type === "object";
+  const { $schema: _dialect, ...listed } = tool.parameters as Record<string, unknown>;
+  return z.looseObject({}).meta(listed);
 }
 
 export interface RunningMcpServer {

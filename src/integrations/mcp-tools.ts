@@ -4,12 +4,21 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { UnauthorizedError, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import { ElicitRequestSchema, ErrorCode, McpError, type CallToolResult, type Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import { z, type ZodType } from "zod";
+import { createHash } from "node:crypto";
 import { linkSignals } from "../core/abort.js";
-import { boundedQuote } from "../core/bounded-quote.js";
-import type { Plugin } from "../core/plugin.js";
+import { redactUrlCredentials } from "../models/redact.js";
+import { boundedQuote, boundedText } from "../core/bounded-quote.js";
+import { PluginHosts, type Plugin } from "../core/plugin.js";
 import { defineTool, type Tool, type ToolContext, type ToolResult } from "../core/tool.js";
 import { answersOnResume, elicitationPause } from "./mcp-elicitation-pause.js";
 import { ElicitationRouting, type CallInFlight, type McpElicitationAnswerer } from "./mcp-elicitation-routing.js";
+
+declare module "../core/events.js" {
+  interface AgentEventMap {
+    /** Not every tool of an MCP server is offered to the model (it has too many, its listing did not end): `notice` says what was left out. */
+    "mcp-tools-limited": { server: string; notice: string };
+  }
+}
 
 export type { McpElicitation, McpElicitationAnswer } from "./mcp-elicitation.js";
 export type { McpElicitationAnswerer } from "./mcp-elicitation-routing.js";
@@ -41,6 +50,12 @@ export interface McpTools extends Plugin {
   /** "mcp:" and the name the server reports. */
   readonly name: string;
   tools(): Tool[];
+  /**
+   * What was left out of the server's tools, in words: more than `maxTools`, or a listing that went on
+   * past its bounds. Empty when every tool is offered. An agent given this plugin also hears each as an
+   * `mcp-tools-limited` event at the start of its runs.
+   */
+  readonly notices: readonly string[];
   /** Ends the connection (and a stdio server's process). Safe to call more than once. */
   close(): Promise<void>;
 }
@@ -61,11 +76,30 @@ export interface McpToolsOptions {
    * answer leaves out get the defaults the server's form gives.
    */
   elicit?: McpElicitationAnswerer | false;
+  /**
+   * The most tools offered to the model (default 100): every tool costs its description and schema in
+   * every request, and some providers refuse more than 128. The first ones listed are kept, and
+   * `notices` says how many were left out; `include` chooses others.
+   */
+  maxTools?: number;
+  /** The most characters of one call's result passed to the model (default 40,000); a longer one is cut, saying how much was left out. */
+  maxResultChars?: number;
+  /** How long listing the server's tools may take in all (ms, default 60,000): a server that answers page after page forever is stopped. */
+  listTimeoutMs?: number;
 }
 
 const CLIENT_INFO = { name: "stepwise", version: "0.1.0" };
 const MODEL_TOOL_NAME = /[^A-Za-z0-9_-]/g;
+/** Providers accept tool names of at most 64 characters. */
+const MODEL_TOOL_NAME_LIMIT = 64;
 const LABEL_LIMIT = 100;
+
+const DEFAULT_MAX_TOOLS = 100;
+const DEFAULT_MAX_RESULT_CHARS = 40_000;
+const DEFAULT_LIST_TIMEOUT_MS = 60_000;
+/** A tool list is paged: past this many pages, or this much JSON, the server is not asked for more. */
+const MAX_LIST_PAGES = 100;
+const MAX_LIST_CHARS = 4_000_000;
 
 /**
  * Connects to an MCP server, lists its tools and wraps each as a Stepwise tool: the server's input
@@ -102,23 +136,36 @@ export async function mcpTools(server: McpServerSpec, opts: McpToolsOptions = {}
 
   let connected: Client;
   let transport: McpTransport;
-  let listed: McpTool[];
+  let listing: ToolListing;
   try {
     ({ client: connected, transport } = await connectClient(newClient, server));
-    listed = await listAllTools(connected);
+    listing = await listTools(connected, opts);
   } catch (error) {
     await client?.close().catch(() => {});
-    throw new Error(`Could not connect to MCP server ${describeSpec(server)}: ${reasonOf(error)}`, { cause: error });
+    throw new Error(`Could not connect to MCP server ${describeSpec(server)}: ${withoutCredentials(reasonOf(error), server)}`, { cause: error });
   }
   label = boundedQuote(connected.getServerVersion()?.name ?? describeSpec(server), LABEL_LIMIT);
-  const chosen = listed.filter((tool) => isChosen(tool.name, opts));
-  const tools = chosen.map((tool) => wrapTool({ client: connected, questions, label, connection }, tool, opts.prefix ?? ""));
+  const names = modelToolNames(listing.chosen.map((tool) => tool.name), opts.prefix ?? "");
+  const shared = { client: connected, questions, label, connection, maxResultChars: opts.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS };
+  const tools = listing.chosen.map((tool, i) => wrapTool(shared, tool, names[i] as string));
+  const notices = listing.leftOut.map((reason) => `MCP server ${label}: ${reason}`);
+  const hosts = new PluginHosts();
+  const announced = new Set<string>();
   let closing: Promise<void> | undefined;
   return {
     // An MCP server's tools act on the world: permission policies judge them as read-only or write tools.
     planningTools: false,
     name: `mcp:${connected.getServerVersion()?.name ?? describeSpec(server)}`,
     tools: () => [...tools],
+    notices,
+    attach: (host) => hosts.add(host),
+    beforeModel(ctx) {
+      // Once per run of each agent: what its model is not offered.
+      const run = `${ctx.agentName}\n${ctx.runId ?? ""}`;
+      if (notices.length === 0 || announced.has(run)) return;
+      announced.add(run);
+      for (const notice of notices) hosts.emitTo(ctx.agentName, { type: "mcp-tools-limited", server: label, notice });
+    },
     close() {
       connection.lost ??= "the connection was closed";
       closing ??= closeConnection(connected, transport);
@@ -156,8 +203,9 @@ type McpTransport = StdioClientTransport | StreamableHTTPClientTransport;
 
 function openTransport(server: McpServerSpec): McpTransport {
   if ("url" in server) {
-    return new StreamableHTTPClientTransport(new URL(server.url), {
-      ...(server.headers ? { requestInit: { headers: server.headers } } : {}),
+    const { url, headers } = basicAuthorization(server.url, server.headers);
+    return new StreamableHTTPClientTransport(url, {
+      ...(headers ? { requestInit: { headers } } : {}),
       ...(server.authProvider ? { authProvider: server.authProvider } : {}),
     });
   }
@@ -165,15 +213,65 @@ function openTransport(server: McpServerSpec): McpTransport {
   return new StdioClientTransport({ command: server.command, args: server.args ?? [], ...(server.env ? { env: server.env } : {}) });
 }
 
-async function listAllTools(client: Client): Promise<McpTool[]> {
-  const tools: McpTool[] = [];
+/** The tools chosen to offer, and what was left out, in words. */
+type ToolListing = { chosen: McpTool[]; leftOut: string[] };
+
+/**
+ * Lists the server's tools page by page, within bounds: the chosen ones (include/exclude) up to
+ * `maxTools`, at most MAX_LIST_PAGES pages and MAX_LIST_CHARS of listing, within the time allowed. A
+ * server past a bound is not asked for more; what it listed so far is kept and the bound named. Only a
+ * listing that fails (or times out) before any tool came is an error.
+ */
+async function listTools(client: Client, opts: McpToolsOptions): Promise<ToolListing> {
+  const maxTools = opts.maxTools ?? DEFAULT_MAX_TOOLS;
+  const deadline = Date.now() + (opts.listTimeoutMs ?? DEFAULT_LIST_TIMEOUT_MS);
+  const chosen: McpTool[] = [];
+  let listed = 0;
+  let pages = 0;
+  let size = 0;
   let cursor: string | undefined;
+  let stopped: string | undefined;
   do {
-    const page = await client.listTools(cursor === undefined ? {} : { cursor });
-    tools.push(...page.tools);
+    let page: Awaited<ReturnType<Client["listTools"]>>;
+    try {
+      page = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: Math.max(1, deadline - Date.now()) });
+    } catch (error) {
+      if (!(error instanceof McpError && error.code === ErrorCode.RequestTimeout) || listed === 0) throw error;
+      stopped = `its tool list did not end within ${opts.listTimeoutMs ?? DEFAULT_LIST_TIMEOUT_MS} ms, so only the ${listed} tools listed by then were considered`;
+      break;
+    }
+    pages++;
+    listed += page.tools.length;
+    size += JSON.stringify(page.tools).length;
+    chosen.push(...page.tools.filter((tool) => isChosen(tool.name, opts)));
     cursor = page.nextCursor;
-  } while (cursor !== undefined);
-  return tools;
+    if (cursor === undefined || chosen.length > maxTools) break;
+    if (pages >= MAX_LIST_PAGES) stopped = `its tool list went on past ${MAX_LIST_PAGES} pages, so only the ${listed} tools on them were considered`;
+    else if (size >= MAX_LIST_CHARS) stopped = `its tool list went on past ${MAX_LIST_CHARS.toLocaleString("en-US")} characters, so only the ${listed} tools in them were considered`;
+    else if (Date.now() >= deadline) stopped = `its tool list did not end within ${opts.listTimeoutMs ?? DEFAULT_LIST_TIMEOUT_MS} ms, so only the ${listed} tools listed by then were considered`;
+  } while (!stopped);
+  const leftOut = stopped ? [stopped] : [];
+  if (chosen.length > maxTools) {
+    const more = cursor === undefined ? `${chosen.length - maxTools} more were left out` : "the rest were left out (the server has more)";
+    leftOut.push(`only its first ${maxTools} tools are offered to the model and ${more}; raise maxTools or choose with include`);
+  }
+  return { chosen: chosen.slice(0, maxTools), leftOut };
+}
+
+/**
+ * The names the model calls the tools by: prefixed, made model-safe and cut to 64 characters. Names
+ * that come out the same (`a.b` and `a_b`, two long ones that differ only past the cut) each end in
+ * a hash of the server's own name instead, so every tool keeps a name of its own, the same every time.
+ */
+function modelToolNames(serverNames: readonly string[], prefix: string): string[] {
+  const plain = serverNames.map((name) => `${prefix}${name}`.replace(MODEL_TOOL_NAME, "_").slice(0, MODEL_TOOL_NAME_LIMIT) || "tool");
+  const count = new Map<string, number>();
+  for (const name of plain) count.set(name, (count.get(name) ?? 0) + 1);
+  return plain.map((name, i) => {
+    if (count.get(name) === 1) return name;
+    const hash = createHash("sha256").update(serverNames[i] as string).digest("hex").slice(0, 8);
+    return `${name.slice(0, MODEL_TOOL_NAME_LIMIT - hash.length - 1)}_${hash}`;
+  });
 }
 
 type ConnectionState = { lost: string | undefined; lastError: string | undefined };
@@ -191,13 +289,13 @@ function namePattern(pattern: string): RegExp {
 }
 
 /** What every tool of one connection shares. */
-type Connection = { client: Client; questions: ElicitationRouting; label: string; connection: ConnectionState };
+type Connection = { client: Client; questions: ElicitationRouting; label: string; connection: ConnectionState; maxResultChars: number };
 
-function wrapTool({ client, questions, label, connection }: Connection, tool: McpTool, prefix: string): Tool {
+function wrapTool({ client, questions, label, connection, maxResultChars }: Connection, tool: McpTool, name: string): Tool {
   const { $schema: _dialect, ...parameters } = tool.inputSchema;
   const wrapped = defineTool({
     // Models accept only letters, digits, "_" and "-" in tool names; MCP also allows "." and more.
-    name: `${prefix}${tool.name}`.replace(MODEL_TOOL_NAME, "_").slice(0, 64) || "tool",
+    name,
     description: tool.description ?? tool.title ?? tool.annotations?.title ?? "",
     parameters: argumentSchema(parameters),
     readOnly: tool.annotations?.readOnlyHint === true,
@@ -211,7 +309,8 @@ function wrapTool({ client, questions, label, connection }: Connection, tool: Mc
         const signal = linkSignals(ctx.signal, call.end.signal);
         const request = { name: tool.name, arguments: args as Record<string, unknown> };
         const result = await questions.during(call, () => client.callTool(request, undefined, signal ? { signal } : {}));
-        outcome = call.ended ?? { text: resultText(result as CallToolResult), isError: result.isError === true };
+        // What a server answers is hostile input too: an 8 MB result must not go to the model whole.
+        outcome = call.ended ?? { text: boundedText(resultText(result as CallToolResult), maxResultChars), isError: result.isError === true };
       } catch (error) {
         outcome = call.ended ?? callFailure(error, tool.name, label, connection);
       }
@@ -280,6 +379,27 @@ function describeSpec(server: McpServerSpec): string {
     return URL.canParse(server.url) ? `${new URL(server.url).origin}${new URL(server.url).pathname}` : "(invalid URL)";
   }
   return [server.command, ...(server.args ?? [])].join(" ");
+}
+
+/**
+ * A URL's `user:password@` as HTTP Basic authorization (fetch refuses URLs that carry credentials),
+ * unless the headers authorize already; the URL without them.
+ */
+function basicAuthorization(address: string, headers: Record<string, string> | undefined): { url: URL; headers: Record<string, string> | undefined } {
+  const url = new URL(address);
+  if (!url.username && !url.password) return { url, headers };
+  const credentials = Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString("base64");
+  url.username = "";
+  url.password = "";
+  const authorized = Object.keys(headers ?? {}).some((name) => name.toLowerCase() === "authorization");
+  return { url, headers: authorized ? headers : { ...headers, Authorization: `Basic ${credentials}` } };
+}
+
+/** `text` without the credentials of the server's URL, wherever the URL appears in it whole. */
+function withoutCredentials(text: string, server: McpServerSpec): string {
+  if (!("url" in server)) return text;
+  const forms = [server.url, ...(URL.canParse(server.url) ? [new URL(server.url).href] : [])];
+  return forms.reduce((out, form) => out.split(form).join(redactUrlCredentials(form)), text);
 }
 
 function reasonOf(error: unknown): string {

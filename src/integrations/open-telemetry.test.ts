@@ -9,6 +9,11 @@ import { PlanNotebook } from "../planning/notebook/plan-notebook.js";
 import { LLMCompiler } from "../planning/workflows/llm-compiler/llm-compiler.js";
 import { PlanTool } from "../planning/workflows/plan-tool/plan-tool.js";
 import { openTelemetry } from "./open-telemetry.js";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { silentModel } from "../models/test-support/silent-model.js";
+import { openRuns } from "../runs/runs.js";
 
 const lookup = defineTool({
   name: "lookup",
@@ -90,6 +95,47 @@ describe("openTelemetry", () => {
     expect(t.spans().map((s) => s.name).sort()).toEqual(["chat scripted", "invoke_agent slow"]);
     expect(t.one("invoke_agent slow").attributes["stepwise.stop_reason"]).toBe("aborted");
     expect(t.parentOf(t.one("chat scripted"))?.name).toBe("invoke_agent slow");
+  });
+
+  it("traces a run the run layer stopped mid-call without a span left open or started after its end", async () => {
+    const started: string[] = [];
+    const ended: string[] = [];
+    const provider = new BasicTracerProvider({
+      spanProcessors: [
+        {
+          onStart: (span) => void started.push(span.name),
+          onEnd: (span) => void ended.push(span.name),
+          forceFlush: async () => undefined,
+          shutdown: async () => undefined,
+        },
+      ],
+    });
+    const otel = openTelemetry({ tracer: provider.getTracer("test") });
+    const dir = mkdtempSync(join(tmpdir(), "stepwise-otel-"));
+    const runs = openRuns({ store: join(dir, "runs.db") });
+    try {
+      const silent = silentModel();
+      const seen: string[] = [];
+      const handle = await runs.start({
+        task: "wait",
+        strategy: "notebook",
+        model: silent.model,
+        settings: { workspace: dir },
+        onEvent: (event) => {
+          seen.push(event.type);
+          otel.onEvent(event);
+        },
+      });
+      await silent.asked;
+      handle.stop();
+      expect((await handle.done).status).toBe("aborted");
+      // The run layer ends the cut-off call in the log after the run's own end, which closed its span.
+      expect(seen.slice(-2)).toEqual(["run-end", "call-interrupted"]);
+      expect(started.sort()).toEqual(["chat silent", "invoke_agent notebook"]);
+      expect(ended.sort()).toEqual(started);
+    } finally {
+      await runs.close();
+    }
   });
 
   it("uses the global tracer when given none", async () => {

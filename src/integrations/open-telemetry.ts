@@ -84,6 +84,9 @@ export function openTelemetry(opts: OpenTelemetryOptions = {}): OpenTelemetryPlu
   const under = (span: Span) => trace.setSpan(ROOT_CONTEXT, span);
 
   const onEvent: AgentEventListener = (event) => {
+    // The run layer's record of a call a run stopped in: that run's end has closed its spans already,
+    // or the run was driven by a process that died. Either way no span is to be opened for it.
+    if (event.type === "call-interrupted") return;
     const run = runSpan(event);
     if (!run || !event.runId) return;
     const runId = event.runId;

@@ -12,12 +12,11 @@ import {
 import type { AssistantMessage, ToolCall } from "../core/messages.js";
 import type { ChatModel, ModelRequest, ModelResponse, ModelStreamPart, Usage } from "../core/model.js";
 import {
-  callWithRetry,
   describeChain,
   httpFailure,
   IncompleteStreamError,
+  retryingModel,
   retrySettings,
-  streamWithRetry,
   type Attempt,
   type Failure,
   type RetryOptions,
@@ -85,18 +84,13 @@ export function aiSdkModel(model: LanguageModel, opts: AiSdkModelOptions = {}): 
     };
   }
 
-  return {
-    id: opts.id ?? `${provider}:${modelId}`,
-    generate(req) {
-      return callWithRetry(target, req.signal, async (attempt) => {
-        const result = await generateText(call(req, attempt));
-        return response(result.text, result.toolCalls.filter((c) => !c.providerExecuted).map(fromToolCall), result.usage);
-      });
+  return retryingModel(opts.id ?? `${provider}:${modelId}`, target, {
+    async generate(req, attempt) {
+      const result = await generateText(call(req, attempt));
+      return response(result.text, result.toolCalls.filter((c) => !c.providerExecuted).map(fromToolCall), result.usage);
     },
-    stream(req) {
-      return streamWithRetry(target, req.signal, (attempt) => streamOnce(call(req, attempt), attempt));
-    },
-  };
+    stream: (req, attempt) => streamOnce(call(req, attempt), attempt),
+  });
 }
 
 async function* streamOnce(args: Parameters<typeof streamText>[0], attempt: Attempt): AsyncGenerator<ModelStreamPart> {
@@ -106,7 +100,7 @@ async function* streamOnce(args: Parameters<typeof streamText>[0], attempt: Atte
   const toolCalls: ToolCall[] = [];
   let usage: LanguageModelUsage | undefined;
   for await (const part of result.fullStream) {
-    attempt.alive();
+    attempt.received(part.type === "text-delta" ? part.text.length : part.type === "tool-input-delta" ? part.delta.length : 0);
     if (part.type === "text-delta") {
       content += part.text;
       yield { type: "text-delta", text: part.text };

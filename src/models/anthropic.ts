@@ -11,12 +11,11 @@ import type {
 import type { AssistantMessage, Message, ToolCall } from "../core/messages.js";
 import type { ChatModel, ModelRequest, ModelResponse, ModelStreamPart, ToolSpec, Usage } from "../core/model.js";
 import {
-  callWithRetry,
   describeChain,
   httpFailure,
   IncompleteStreamError,
+  retryingModel,
   retrySettings,
-  streamWithRetry,
   type Attempt,
   type Failure,
   type RetryOptions,
@@ -75,17 +74,10 @@ export function anthropicModel(opts: AnthropicModelOptions): ChatModel & {
     };
   }
 
-  return {
-    id: `anthropic:${opts.model}`,
-    generate(req) {
-      return callWithRetry(target, req.signal, async (attempt) =>
-        fromWireMessage(await client.messages.create(body(req), { signal: attempt.signal })),
-      );
-    },
-    stream(req) {
-      return streamWithRetry(target, req.signal, (attempt) => streamOnce(client, body(req), attempt));
-    },
-  };
+  return retryingModel(`anthropic:${opts.model}`, target, {
+    generate: async (req, attempt) => fromWireMessage(await client.messages.create(body(req), { signal: attempt.signal })),
+    stream: (req, attempt) => streamOnce(client, body(req), attempt),
+  });
 }
 
 /**
@@ -184,7 +176,8 @@ async function* streamOnce(
   let outputTokens = 0;
   let finished = false;
   for await (const event of stream) {
-    attempt.alive();
+    const delta = event.type === "content_block_delta" ? event.delta : undefined;
+    attempt.received(delta?.type === "text_delta" ? delta.text.length : delta?.type === "input_json_delta" ? delta.partial_json.length : 0);
     switch (event.type) {
       case "message_start":
         inputUsage = event.message.usage;

@@ -5,6 +5,7 @@ export type ModelErrorKind =
   | "timeout" // no answer within timeoutMs (or HTTP 408)
   | "connection" // the connection failed or dropped
   | "incomplete-stream" // the stream ended before the model finished
+  | "response-limit" // the response went on past maxResponseMs or maxResponseChars (not retried)
   | "request" // any other HTTP error: bad request, authentication, unknown model, ...
   | "unknown";
 

@@ -46,6 +46,8 @@ export const MODEL_PROVIDERS = Object.keys(PROVIDERS) as ModelProvider[];
 export interface ResolveModelOptions extends RetryOptions {
   /** Where keys and base-URL overrides are read (default process.env). */
   env?: Record<string, string | undefined> | undefined;
+  /** The provider's base URL to use, over <PROVIDER>_BASE_URL and the default (a resumed run's own endpoint). */
+  baseURL?: string | undefined;
 }
 
 /**
@@ -54,8 +56,9 @@ export interface ResolveModelOptions extends RetryOptions {
  * base URL overridable by <PROVIDER>_BASE_URL. A bad spec or a missing key throws a one-line Error.
  */
 export function resolveModel(spec: string, opts: ResolveModelOptions = {}): ChatModel {
-  const { env = process.env, ...retry } = opts;
-  const { provider, model, adapter, apiKey, baseURL } = parseModelSpec(spec, env);
+  const { env = process.env, baseURL: given, ...retry } = opts;
+  const { provider, model, adapter, apiKey, baseURL: fromEnv } = parseModelSpec(spec, env);
+  const baseURL = given ?? fromEnv;
   if (adapter === "anthropic") return anthropicModel({ ...retry, model, apiKey, baseURL });
   return openAICompatibleModel({ ...retry, model, provider, apiKey, baseURL });
 }
@@ -68,6 +71,19 @@ export type ParsedModelSpec = {
   apiKey: string | undefined;
   baseURL: string;
 };
+
+/** Where a provider spec's requests go in this environment: the base URL, and the variable that can set it. */
+export type ModelEndpoint = { baseURL: string; variable: string; fromEnvironment: boolean };
+
+/** The endpoint of a "provider:model" spec in `env`; undefined for a spec that names no known provider. */
+export function modelEndpoint(spec: string, env: Record<string, string | undefined>): ModelEndpoint | undefined {
+  const providerName = spec.slice(0, Math.max(spec.indexOf(":"), 0)).trim().toLowerCase();
+  if (!Object.hasOwn(PROVIDERS, providerName)) return undefined;
+  const entry = PROVIDERS[providerName as ModelProvider];
+  const set = env[entry.baseUrlVariable];
+  // An empty variable counts as unset.
+  return { baseURL: set || entry.defaultBaseURL, variable: entry.baseUrlVariable, fromEnvironment: Boolean(set) };
+}
 
 export function parseModelSpec(spec: string, env: Record<string, string | undefined>): ParsedModelSpec {
   const accepted = MODEL_PROVIDERS.join(", ");
@@ -93,7 +109,6 @@ export function parseModelSpec(spec: string, env: Record<string, string | undefi
   if (entry.keyVariable && !apiKey) {
     throw new Error(`Model "${spec}" needs an API key: set ${entry.keyVariable} in the environment.`);
   }
-  // An empty variable counts as unset.
-  const baseURL = env[entry.baseUrlVariable] || entry.defaultBaseURL;
+  const { baseURL } = modelEndpoint(spec, env) as ModelEndpoint;
   return { provider, model, adapter: entry.adapter, apiKey, baseURL };
 }

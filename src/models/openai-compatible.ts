@@ -9,12 +9,11 @@ import type {
 import type { AssistantMessage, Message, ToolCall } from "../core/messages.js";
 import type { ChatModel, ModelRequest, ModelResponse, ModelStreamPart, ToolSpec, Usage } from "../core/model.js";
 import {
-  callWithRetry,
   describeChain,
   httpFailure,
   IncompleteStreamError,
+  retryingModel,
   retrySettings,
-  streamWithRetry,
   type Attempt,
   type Failure,
   type RetryOptions,
@@ -78,18 +77,10 @@ export function openAICompatibleModel(opts: OpenAICompatibleOptions): ChatModel 
     };
   }
 
-  return {
-    id: `${provider}:${opts.model}`,
-    generate(req) {
-      return callWithRetry(target, req.signal, async (attempt) => {
-        const completion = await client.chat.completions.create(body(req), { signal: attempt.signal });
-        return fromCompletion(completion);
-      });
-    },
-    stream(req) {
-      return streamWithRetry(target, req.signal, (attempt) => streamOnce(client, body(req), attempt));
-    },
-  };
+  return retryingModel(`${provider}:${opts.model}`, target, {
+    generate: async (req, attempt) => fromCompletion(await client.chat.completions.create(body(req), { signal: attempt.signal })),
+    stream: (req, attempt) => streamOnce(client, body(req), attempt),
+  });
 }
 
 function toWireMessage(message: Message): ChatCompletionMessageParam {
@@ -154,9 +145,9 @@ async function* streamOnce(
   let finished = false;
   let usage: ChatCompletionChunk["usage"];
   for await (const chunk of stream) {
-    attempt.alive();
-    if (chunk.usage) usage = chunk.usage;
     const choice = chunk.choices[0];
+    attempt.received((choice?.delta.content?.length ?? 0) + (choice?.delta.tool_calls ?? []).reduce((sum, piece) => sum + (piece.function?.arguments?.length ?? 0), 0));
+    if (chunk.usage) usage = chunk.usage;
     if (!choice) continue;
     if (choice.delta.content) {
       content += choice.delta.content;

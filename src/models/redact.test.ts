@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { redactSecrets } from "./redact.js";
+import { redactSecrets, redactUrlCredentials } from "./redact.js";
 
 describe("redactSecrets", () => {
   it("removes every occurrence of a known key", () => {
@@ -43,5 +43,16 @@ describe("redactSecrets", () => {
 
   it("leaves short strings alone, so a placeholder key cannot mangle a message", () => {
     expect(redactSecrets("ollama model failed", ["ollama"])).toBe("ollama model failed");
+  });
+});
+
+describe("redactUrlCredentials", () => {
+  it("replaces a URL's password, user part and credential parameters, and keeps where it leads", () => {
+    expect(redactUrlCredentials("https://alice:s3cret@mcp.example.com/v1?api_key=abc123&team=x&access_token=t0k#top")).toBe(
+      "https://alice:[redacted]@mcp.example.com/v1?api_key=[redacted]&team=x&access_token=[redacted]#top",
+    );
+    expect(redactUrlCredentials("https://ghp_abcdefghijklmnop@mcp.example.com/")).toBe("https://[redacted]@mcp.example.com/");
+    expect(redactUrlCredentials("https://mcp.example.com/v1?password=pw&sslmode=require&session_id=s1")).toBe("https://mcp.example.com/v1?password=[redacted]&sslmode=require&session_id=[redacted]");
+    expect(redactUrlCredentials("https://mcp.example.com/mcp?page=2")).toBe("https://mcp.example.com/mcp?page=2");
   });
 });

@@ -1,5 +1,5 @@
 /** Replaces credentials in text that may end up in an error message, an event, a log or saved state. */
-const REDACTED = "[redacted]";
+export const REDACTED = "[redacted]";
 
 // Shorter strings are not credentials, and replacing them would mangle ordinary words.
 const MIN_SECRET_LENGTH = 8;
@@ -34,4 +34,19 @@ export function redactSecrets(text: string, secrets: readonly (string | undefine
   for (const pattern of LABELLED) result = result.replace(pattern, `$1${REDACTED}`);
   for (const pattern of KEY_SHAPES) result = result.replace(pattern, REDACTED);
   return result;
+}
+
+// A URL's password (group 1 is `scheme://user`), and query parameters named as credentials are.
+const URL_PASSWORD = /^([a-z][a-z0-9+.-]*:\/\/[^:/?#@]*):[^@/?#]*@/i;
+const URL_USER = /^([a-z][a-z0-9+.-]*:\/\/)[^:/?#@]+@/i;
+const SECRET_PARAMETER = /([?&])([^=&#]*(?:key|token|secret|pass|pwd|auth|sig|session|credential|jwt)[^=&#]*)=[^&#]*/gi;
+
+/**
+ * `url` with its credentials replaced: the password of `user:password@` or a lone user part (often a
+ * token), and the values of query parameters named like credentials (`api_key`, `token`,
+ * `access_token`, `password`, `sig`, …). The rest (host, path, other parameters) stays, to say where it led.
+ */
+export function redactUrlCredentials(url: string): string {
+  const userinfo = URL_PASSWORD.test(url) ? url.replace(URL_PASSWORD, `$1:${REDACTED}@`) : url.replace(URL_USER, `$1${REDACTED}@`);
+  return userinfo.replace(SECRET_PARAMETER, `$1$2=${REDACTED}`);
 }

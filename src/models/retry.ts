@@ -1,11 +1,12 @@
 import { ModelError, type ModelErrorKind } from "./model-error.js";
 import { redactSecrets } from "./redact.js";
 import { sleep } from "../core/abort.js";
-import type { ModelStreamPart } from "../core/model.js";
+import type { ChatModel, ModelRequest, ModelResponse, ModelStreamPart } from "../core/model.js";
 
 /**
- * The one retry layer every adapter shares. The SDKs' own retries are switched off (maxRetries: 0)
- * so that backoff, timeouts and error messages behave the same whichever provider is behind a model.
+ * The one retry layer: `withRetry` puts it around any ChatModel, and every adapter is built on it. The
+ * SDKs' own retries are switched off (maxRetries: 0) so that backoff, timeouts and error messages behave
+ * the same whichever provider is behind a model.
  */
 export interface RetryOptions {
   /** Further tries after a transient failure: 429, 5xx, a timeout, a dropped connection (default 2). */
@@ -16,6 +17,17 @@ export interface RetryOptions {
   retryBaseDelayMs?: number | undefined;
   /** No single wait is longer than this, a server's Retry-After included (default 30 000). */
   retryMaxDelayMs?: number | undefined;
+  /**
+   * The longest one response may take, from the request to its last part, however steadily it streams
+   * (default 600 000). Past it the call fails with kind "response-limit" and is not retried.
+   */
+  maxResponseMs?: number | undefined;
+  /**
+   * The most text and tool-call arguments one response may hold, in characters (default 4 000 000, as
+   * much as one tool call's arguments may be). Past it the call fails with kind "response-limit" and is
+   * not retried.
+   */
+  maxResponseChars?: number | undefined;
 }
 
 export type RetrySettings = { [K in keyof RetryOptions]-?: number };
@@ -26,6 +38,8 @@ export function retrySettings(opts: RetryOptions): RetrySettings {
     timeoutMs: opts.timeoutMs ?? 300_000,
     retryBaseDelayMs: opts.retryBaseDelayMs ?? 500,
     retryMaxDelayMs: opts.retryMaxDelayMs ?? 30_000,
+    maxResponseMs: opts.maxResponseMs ?? 600_000,
+    maxResponseChars: opts.maxResponseChars ?? 4_000_000,
   };
 }
 
@@ -52,11 +66,82 @@ export interface RetryTarget {
   describe(error: unknown): Failure | undefined;
 }
 
-/** One try. Its signal fires when the caller aborts or when the provider has been silent for timeoutMs. */
+/**
+ * One try. Its signal fires when the caller aborts, when the provider has been silent for timeoutMs,
+ * or when the response went past maxResponseMs or maxResponseChars.
+ */
 export interface Attempt {
   readonly signal: AbortSignal;
   /** The provider is still sending: restart the silence timer. */
   alive(): void;
+  /**
+   * The provider sent a piece of the response holding `chars` characters of text or tool-call
+   * arguments: as `alive`, and counted towards maxResponseChars; throws once past it.
+   */
+  received(chars: number): void;
+}
+
+/** One try at a model call. `attempt` hears how the response is coming, and its signal ends the try. */
+export interface SingleTry {
+  generate(req: ModelRequest, attempt: Attempt): Promise<ModelResponse>;
+  stream?(req: ModelRequest, attempt: Attempt): AsyncIterable<ModelStreamPart>;
+}
+
+type Streaming = { stream(req: ModelRequest): AsyncIterable<ModelStreamPart> };
+
+/** A ChatModel that makes each call through `once`, trying again as `target.settings` say. */
+export function retryingModel(id: string, target: RetryTarget, once: SingleTry & Required<Pick<SingleTry, "stream">>): ChatModel & Streaming;
+export function retryingModel(id: string, target: RetryTarget, once: SingleTry): ChatModel;
+export function retryingModel(id: string, target: RetryTarget, once: SingleTry): ChatModel {
+  const model: ChatModel = {
+    id,
+    generate(req) {
+      return callWithRetry(target, req.signal, async (attempt) => {
+        const response = await once.generate(req, attempt);
+        attempt.received(responseChars(response));
+        return response;
+      });
+    },
+  };
+  const stream = once.stream?.bind(once);
+  if (stream) model.stream = (req) => streamWithRetry(target, req.signal, (attempt) => stream(req, attempt));
+  return model;
+}
+
+/**
+ * `model` with retries, timeouts and response limits: a transient failure (429, 5xx, a timeout, a
+ * dropped connection, a thrown error whose `status` says so) is tried again with backoff; each try gets
+ * its own signal, which ends when the try does. A `ModelError` from `model` is final and passed on, so a
+ * model that retries already (the adapters do) is not retried twice over.
+ */
+export function withRetry<M extends ChatModel>(model: M, opts: RetryOptions = {}): ChatModel & Pick<M, "stream"> {
+  const colon = model.id.indexOf(":");
+  const target: RetryTarget = {
+    provider: colon > 0 ? model.id.slice(0, colon) : "custom",
+    model: colon > 0 ? model.id.slice(colon + 1) : model.id,
+    settings: retrySettings(opts),
+    secrets: [],
+    describe: () => undefined,
+  };
+  const { stream } = model;
+  return retryingModel(model.id, target, {
+    generate: (req, attempt) => model.generate({ ...req, signal: attempt.signal }),
+    ...(stream && {
+      async *stream(req: ModelRequest, attempt: Attempt) {
+        for await (const part of stream.call(model, { ...req, signal: attempt.signal })) {
+          attempt.received(partChars(part));
+          yield part;
+        }
+      },
+    }),
+  }) as ChatModel & Pick<M, "stream">;
+}
+
+/** What a stream part adds towards maxResponseChars: text as it comes, tool-call arguments with the response. */
+function partChars(part: ModelStreamPart): number {
+  if (part.type === "text-delta") return part.text.length;
+  if (part.type === "response") return (part.response.message.toolCalls ?? []).reduce((sum, call) => sum + call.arguments.length, 0);
+  return 0;
 }
 
 export async function callWithRetry<T>(
@@ -66,7 +151,7 @@ export async function callWithRetry<T>(
 ): Promise<T> {
   for (let tries = 1; ; tries++) {
     signal?.throwIfAborted();
-    const attempt = new TimedAttempt(target.settings.timeoutMs, signal);
+    const attempt = new TimedAttempt(target.settings, signal);
     let failure: Failure;
     try {
       return await run(attempt);
@@ -91,7 +176,7 @@ export async function* streamWithRetry(
 ): AsyncGenerator<ModelStreamPart, void, undefined> {
   for (let tries = 1; ; tries++) {
     signal?.throwIfAborted();
-    const attempt = new TimedAttempt(target.settings.timeoutMs, signal);
+    const attempt = new TimedAttempt(target.settings, signal);
     let started = false;
     let failure: Failure;
     try {
@@ -108,7 +193,7 @@ export async function* streamWithRetry(
     } finally {
       attempt.dispose();
     }
-    if (started) throw modelError(target, failure, tries, "the stream broke after output had started, so it was not retried");
+    if (started && failure.retryable) throw modelError(target, failure, tries, "the stream broke after output had started, so it was not retried");
     await waitBeforeRetry(target, failure, tries, signal);
   }
 }
@@ -152,6 +237,8 @@ export function retryDelayMs(failure: Failure, retry: number, settings: RetrySet
 
 function explain(error: unknown, attempt: TimedAttempt, target: RetryTarget, signal: AbortSignal | undefined): Failure {
   if (signal?.aborted) throw signal.reason;
+  if (error instanceof ModelError) throw error;
+  if (attempt.overLimit) return { kind: "response-limit", retryable: false, detail: attempt.overLimit };
   if (attempt.timedOut) {
     return { kind: "timeout", retryable: true, detail: `no response from the provider within ${attempt.timeoutMs} ms` };
   }
@@ -161,6 +248,9 @@ function explain(error: unknown, attempt: TimedAttempt, target: RetryTarget, sig
 function sharedFailure(error: unknown): Failure {
   if (error instanceof IncompleteStreamError) return { kind: "incomplete-stream", retryable: true, detail: error.message };
   if (isConnectionError(error)) return { kind: "connection", retryable: true, detail: describeChain(error) };
+  // Most providers' SDKs, and many a model of a user's own, put the HTTP status on what they throw.
+  const { status, headers } = (error ?? {}) as { status?: unknown; headers?: unknown };
+  if (typeof status === "number" && status >= 400 && status <= 599) return httpFailure(status, headers as HeaderSource, describeChain(error));
   return { kind: "unknown", retryable: false, detail: describeChain(error) };
 }
 
@@ -226,18 +316,36 @@ function modelError(target: RetryTarget, failure: Failure, attempts: number, not
   });
 }
 
+/** What a whole response counts towards maxResponseChars: its text and its tool calls' arguments. */
+export function responseChars(response: ModelResponse): number {
+  return response.message.content.length + (response.message.toolCalls ?? []).reduce((sum, call) => sum + call.arguments.length, 0);
+}
+
+/** Thrown from `Attempt.received` once the response holds more than maxResponseChars. */
+class ResponseLimitError extends Error {}
+
 class TimedAttempt implements Attempt {
   readonly #controller = new AbortController();
   readonly signal = this.#controller.signal;
   readonly timeoutMs: number;
   timedOut = false;
+  /** Why the response was cut off, when it went past maxResponseMs or maxResponseChars. */
+  overLimit: string | undefined;
+  readonly #maxChars: number;
+  #chars = 0;
   readonly #outer: AbortSignal | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
+  readonly #deadline: ReturnType<typeof setTimeout>;
 
-  constructor(timeoutMs: number, outer: AbortSignal | undefined) {
-    this.timeoutMs = timeoutMs;
+  constructor(settings: RetrySettings, outer: AbortSignal | undefined) {
+    this.timeoutMs = settings.timeoutMs;
+    this.#maxChars = settings.maxResponseChars;
     this.#outer = outer;
     outer?.addEventListener("abort", this.#onOuterAbort, { once: true });
+    this.#deadline = setTimeout(
+      () => this.#cutOff(`the response was still coming after ${settings.maxResponseMs} ms, the most one response may take (maxResponseMs)`),
+      settings.maxResponseMs,
+    );
     this.alive();
   }
 
@@ -249,6 +357,14 @@ class TimedAttempt implements Attempt {
     }, this.timeoutMs);
   }
 
+  received(chars: number): void {
+    this.alive();
+    this.#chars += chars;
+    if (this.#chars <= this.#maxChars) return;
+    this.#cutOff(`the response held more than ${this.#maxChars} characters of text and tool-call arguments, the most one response may hold (maxResponseChars)`);
+    throw new ResponseLimitError(this.overLimit);
+  }
+
   pause(): void {
     clearTimeout(this.#timer);
   }
@@ -256,8 +372,14 @@ class TimedAttempt implements Attempt {
   /** Ends the try for good, so nothing it started keeps running. */
   dispose(): void {
     this.pause();
+    clearTimeout(this.#deadline);
     this.#outer?.removeEventListener("abort", this.#onOuterAbort);
     this.#controller.abort();
+  }
+
+  #cutOff(why: string): void {
+    this.overLimit ??= why;
+    this.#controller.abort(new ResponseLimitError(why));
   }
 
   readonly #onOuterAbort = () => this.#controller.abort(this.#outer?.reason);

@@ -8,13 +8,16 @@ export type { PlanNotebookOptions, PlanNotebookState, PlanChange, PlanChangeHook
 export { Plan, SubTask, PLAN_STATES, SETTABLE_SUBTASK_STATES } from "./notebook/plan.js";
 export type { PlanData, SubTaskData, PlanInput, SubTaskInput, PlanState, SettableSubTaskState } from "./notebook/plan.js";
 export { defaultPlanToHint } from "./notebook/hints.js";
-export type { PlanStorage } from "./notebook/plan-storage.js";
-export { MemoryPlanStorage } from "./notebook/memory-plan-storage.js";
+export type { RecommendedCall } from "./notebook/hints.js";
+export type { PlanStore, PlanStoreState, PlanStorage } from "./notebook/plan-store.js";
+export { MemoryPlanStore } from "./notebook/memory-plan-store.js";
 export { TaskBoard, TASK_BOARD_STATE_VERSION } from "./tasks/task-board.js";
 export type { TaskBoardOptions, TaskBoardState } from "./tasks/task-board.js";
 export { TaskRuleError } from "./tasks/task.js";
+export { TaskLeaseError, DEFAULT_LEASE_MS } from "./tasks/task-lease.js";
+export type { TaskLease, ClaimedTask, TaskClaim, ClaimOptions, FencedWrite } from "./tasks/task-lease.js";
 export type { Task, TaskState, TaskDraft, TaskChange, TaskImport, TaskBoardChange } from "./tasks/task.js";
-export type { TaskStore, TaskStoreState } from "./tasks/task-store.js";
+export type { TaskStore, TaskStoreState, TaskBoardSummary } from "./tasks/task-store.js";
 export { MemoryTaskStore } from "./tasks/memory-task-store.js";
 export { TaskReminder } from "./tasks/task-reminder.js";
 export { runWorkerPool } from "./tasks/worker-pool.js";
@@ -37,7 +40,7 @@ export { CompilerPlanParser } from "./workflows/llm-compiler/compiler-plan-parse
 export type { CompilerTask, CompilerPlanParserOptions, PlanParseEvent } from "./workflows/llm-compiler/compiler-plan-parser.js";
 export { TaskDagScheduler } from "./workflows/llm-compiler/task-dag-scheduler.js";
 export type { DagTask, DagTaskRunner } from "./workflows/llm-compiler/task-dag-scheduler.js";
-export type { WorkflowEventType } from "./workflows/workflow-events.js";
+export type { PlanFallback, WorkflowEventType } from "./workflows/workflow-events.js";
 export { WORKFLOW_STATE_VERSION } from "./workflows/workflow.js";
 export type {
   Workflow,

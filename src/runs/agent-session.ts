@@ -1,4 +1,4 @@
-import type { Agent } from "../core/agent.js";
+import type { Agent, RunOptions } from "../core/agent.js";
 import type { ApprovalDecisions, PendingCall } from "../core/approval.js";
 import type { AgentEventListener } from "../core/events.js";
 import type { RunResult } from "../core/run-result.js";
@@ -31,24 +31,24 @@ export class AgentSession implements StrategySession {
     return this.agent.on(listener);
   }
 
-  async run(task: string, signal: AbortSignal): Promise<SessionOutcome> {
-    return outcome(await this.agent.run(task, { signal }));
+  async run(task: string, signal: AbortSignal, stopAfterStep?: AbortSignal): Promise<SessionOutcome> {
+    return outcome(await this.agent.run(task, signals(signal, stopAfterStep)));
   }
 
-  async continue(task: string, signal: AbortSignal): Promise<SessionOutcome> {
-    if (this.agent.memory.length === 0) return this.run(task, signal);
-    return outcome(await this.agent.continue({ signal }));
+  async continue(task: string, signal: AbortSignal, stopAfterStep?: AbortSignal): Promise<SessionOutcome> {
+    if (this.agent.memory.length === 0) return this.run(task, signal, stopAfterStep);
+    return outcome(await this.agent.continue(signals(signal, stopAfterStep)));
   }
 
   /**
    * Saves the turn as decided before any approved call runs, so a run killed from here on gives up
    * the calls it was waiting on (answered as interrupted) instead of asking again and running them twice.
    */
-  async resume(decisions: ApprovalDecisions, signal: AbortSignal): Promise<SessionOutcome> {
+  async resume(decisions: ApprovalDecisions, signal: AbortSignal, stopAfterStep?: AbortSignal): Promise<SessionOutcome> {
     this.#deciding = callIds(this.agent.pending);
     try {
       await this.hooks.save();
-      return outcome(await this.agent.resume(undefined, decisions, { signal }));
+      return outcome(await this.agent.resume(undefined, decisions, signals(signal, stopAfterStep)));
     } finally {
       this.#deciding = undefined;
     }
@@ -84,6 +84,10 @@ export class AgentSession implements StrategySession {
     await this.agent.close();
     await this.hooks.close?.();
   }
+}
+
+function signals(signal: AbortSignal, stopAfterStep: AbortSignal | undefined): RunOptions {
+  return { signal, ...(stopAfterStep ? { stopAfterStep } : {}) };
 }
 
 function callIds(calls: readonly PendingCall[]): string {

@@ -1,18 +1,22 @@
 import type { ApprovalDecisions } from "../core/approval.js";
 import type { AgentEvent } from "../core/events.js";
 import { RunLeaseLostError, type RunLease, type RunStatus, type RunStore } from "../stores/run-store.js";
+import type { LeaseKeeper } from "./lease-keeper.js";
+import { OpenCalls, type CallInterruption } from "./open-calls.js";
+import { RunLogWriter } from "./run-log-writer.js";
 import { observeSession } from "./run-observer.js";
 import type { SessionOutcome, StrategySession } from "./strategy-session.js";
 
 /** How a drive ended: the run's new status, the stop reason, the answer or the calls it waits on. */
 export type RunOutcome = SessionOutcome & { runId: string; status: RunStatus };
 
-const STATUS_BY_STOP: Record<SessionOutcome["stopReason"], RunStatus> = {
-  final: "finished",
+/** The run's status after a drive that stopped for this reason: one vocabulary, so the same word. */
+export const STATUS_BY_STOP: { readonly [Reason in SessionOutcome["stopReason"]]: Reason & RunStatus } = {
+  final: "final",
   "no-answer": "no-answer",
   "max-steps": "max-steps",
   aborted: "aborted",
-  "awaiting-approval": "awaiting-approval",
+  "awaiting-user": "awaiting-user",
 };
 
 /** Where the drive starts: a new task, a restored checkpoint, or a paused run with decisions. */
@@ -28,8 +32,13 @@ export type DriveOptions = {
   store: RunStore;
   gate: CheckpointGate;
   lease: RunLease;
-  leaseMs: number;
+  /** Renews the lease; taken over by the drive, which stops it when it ends. */
+  keeper: LeaseKeeper;
   signal: AbortSignal;
+  /** Stops the session between steps, the one in flight finished and checkpointed (see `StrategySession.run`). */
+  stopAfterStep?: AbortSignal;
+  /** True when a stop hands the run back to be driven on elsewhere: it stays running rather than aborted. */
+  handsBack?: () => boolean;
   /** Every event as recorded, in order. */
   onEvent?: (event: AgentEvent, seq: number) => void;
   /** A step that could not be recorded (the store busy): the run goes on; reported once. */
@@ -37,10 +46,12 @@ export type DriveOptions = {
 };
 
 /**
- * Drives a session to its stop, holding the run's lease: a heartbeat renews it, every event is
+ * Drives a session to its stop, holding the run's lease: its keeper renews it, every event is
  * recorded, the checkpoint is saved after every turn and at the end. When the lease is lost (another
  * process took the run over), the drive stops after the current step, writes nothing more, and
- * rejects with `RunLeaseLostError`.
+ * rejects with `RunLeaseLostError`. No call is left open in the log: one the drive stops in the
+ * middle of, and one a killed driver left (found when the run is taken up again), gets a
+ * `call-interrupted` event as its end.
  */
 export async function driveSession(session: StrategySession, start: DriveStart, opts: DriveOptions): Promise<RunOutcome> {
   const { store, lease } = opts;
@@ -53,83 +64,84 @@ export async function driveSession(session: StrategySession, start: DriveStart, 
   const stopFromOutside = () => controller.abort();
   opts.signal.addEventListener("abort", stopFromOutside, { once: true });
   if (opts.signal.aborted) controller.abort();
-  const heartbeat = startHeartbeat(store, lease, opts.leaseMs, loseLease);
+  opts.keeper.onLost(loseLease);
 
   let warned = false;
-  const record = async (event: AgentEvent) => {
-    if (lost) return;
-    try {
-      const seq = await store.appendEvent(lease, event);
-      if (event.type === "turn-end" || event.type === "run-end") await store.saveCheckpoint(lease, session.checkpoint());
-      opts.onEvent?.(event, seq);
-    } catch (error) {
-      if (error instanceof RunLeaseLostError) return loseLease(error);
+  const open = new OpenCalls();
+  const writer = new RunLogWriter({
+    store,
+    lease,
+    checkpoint: () => session.checkpoint(),
+    onWritten: (event, seq) => opts.onEvent?.(event, seq),
+    onLeaseLost: loseLease,
+    onWriteFailed: (error) => {
       if (warned) return;
       warned = true;
       const reason = error instanceof Error ? error.message : String(error);
       opts.onWarning?.(`could not record a step of the run (${reason.split("\n")[0]}); it goes on, but its log may miss events`);
-    }
+    },
+  });
+  // A turn's end (and the run's) is a point to resume from: the write that takes it carries the checkpoint.
+  const record = (event: AgentEvent) => {
+    if (lost) return;
+    open.note(event);
+    writer.add(event, event.type === "turn-end" || event.type === "run-end");
+  };
+  /** Records the end of every call still open: the drive is over, or an earlier one was. */
+  const interruptOpenCalls = (why: CallInterruption, time = Date.now()) => {
+    for (const event of open.interrupt(why, time)) record(event);
   };
   const observer = observeSession(session, record, () => undefined);
-  const settle = async () => {
+  /** Everything the session emitted so far is written, with a checkpoint taken now when asked. */
+  const settle = async (checkpoint = false) => {
     await observer.settled();
+    await writer.flush(checkpoint);
     if (lost) throw lost;
   };
-  opts.gate.save = async () => {
-    await settle();
-    await store.saveCheckpoint(lease, session.checkpoint());
-  };
+  opts.gate.save = () => settle(true);
   try {
+    // A resumed run's log may hold calls its killed driver never ended: they end before this drive's events.
+    if (start.kind !== "run") interruptOpenCalls("killed", await noteLoggedCalls(store, lease.runId, open));
     const waiting = session.pending();
     let outcome: SessionOutcome;
-    if (waiting.length > 0 && start.kind !== "decide") outcome = { text: "", stopReason: "awaiting-approval", pending: waiting };
-    else if (start.kind === "decide") outcome = await session.resume(start.decisions, controller.signal);
-    else if (start.kind === "continue") outcome = await session.continue(start.task, controller.signal);
-    else outcome = await session.run(start.task, controller.signal);
-    await settle();
-    const status = STATUS_BY_STOP[outcome.stopReason];
-    await store.saveCheckpoint(lease, session.checkpoint());
+    if (waiting.length > 0 && start.kind !== "decide") outcome = { text: "", stopReason: "awaiting-user", pending: waiting };
+    else if (start.kind === "decide") outcome = await session.resume(start.decisions, controller.signal, opts.stopAfterStep);
+    else if (start.kind === "continue") outcome = await session.continue(start.task, controller.signal, opts.stopAfterStep);
+    else outcome = await session.run(start.task, controller.signal, opts.stopAfterStep);
+    await observer.settled();
+    interruptOpenCalls(outcome.stopReason === "awaiting-user" ? "paused" : "stopped");
+    await settle(true);
+    const status = outcome.stopReason === "aborted" && opts.handsBack?.() ? "running" : STATUS_BY_STOP[outcome.stopReason];
     await store.updateRun(lease, { status, answer: outcome.stopReason === "final" ? outcome.text : null });
     return { ...outcome, runId: lease.runId, status, ...(outcome.pending ? { pending: outcome.pending } : {}) };
   } catch (error) {
     await observer.settled();
     const cause = lost ?? error;
     if (cause instanceof RunLeaseLostError) throw cause;
+    interruptOpenCalls("stopped");
+    await writer.flush();
     await store.updateRun(lease, { status: "failed" }).catch(() => undefined);
     throw error;
   } finally {
     delete opts.gate.save;
     observer.off();
-    heartbeat.stop();
+    opts.keeper.stop();
     opts.signal.removeEventListener("abort", stopFromOutside);
     if (!lost) await store.releaseLease(lease).catch(() => undefined);
   }
 }
 
-/**
- * Renews the lease at a third of its length. When the store says another process took the run, or
- * the lease ran out before a renewal got through (the store unreachable), the run must stop.
- */
-function startHeartbeat(store: RunStore, lease: RunLease, leaseMs: number, lose: (error: RunLeaseLostError) => void): { stop(): void } {
-  let validUntil = Date.now() + leaseMs;
-  let renewing = false;
-  const timer = setInterval(() => {
-    if (renewing) return;
-    renewing = true;
-    const asked = Date.now();
-    store
-      .renewLease(lease, leaseMs)
-      .then(
-        () => {
-          validUntil = asked + leaseMs;
-        },
-        (error: unknown) => {
-          if (error instanceof RunLeaseLostError) lose(error);
-          else if (Date.now() >= validUntil) lose(new RunLeaseLostError(lease.runId, lease.holder, null, "its lease ran out while the store could not be reached"));
-        },
-      )
-      .finally(() => (renewing = false));
-  }, Math.max(10, Math.floor(leaseMs / 3)));
-  timer.unref();
-  return { stop: () => clearInterval(timer) };
+/** Follows every logged event of the run into `open`; returns the time of the last one (0 for an empty log). */
+async function noteLoggedCalls(store: RunStore, runId: string, open: OpenCalls): Promise<number> {
+  let last = 0;
+  for (let after = 0; ; ) {
+    const page = await store.events(runId, after, 1000);
+    if (page.length === 0) return last;
+    for (const { seq, event } of page) {
+      after = seq;
+      last = event.time;
+      open.note(event);
+    }
+  }
 }
+

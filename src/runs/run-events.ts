@@ -45,7 +45,18 @@ export class RunChanges {
 }
 
 const PAGE = 500;
-const STOPPED = new Set(["finished", "no-answer", "failed", "aborted", "awaiting-approval", "max-steps"]);
+
+/** A run's recorded events after `after`, oldest first, read a page at a time. */
+export async function* loggedEvents(store: RunStore, runId: string, after = 0): AsyncGenerator<LoggedEvent> {
+  for (let page = await store.events(runId, after, PAGE); page.length > 0; page = await store.events(runId, after, PAGE)) {
+    for (const logged of page) {
+      after = logged.seq;
+      yield logged;
+    }
+  }
+}
+
+const STOPPED = new Set(["final", "no-answer", "failed", "aborted", "awaiting-user", "max-steps"]);
 
 /**
  * A run's events, backlog first, then live as they are recorded (by this process or any other): each
@@ -65,11 +76,9 @@ export async function* followRunEvents(store: RunStore, changes: RunChanges, run
   });
   opts.signal?.addEventListener("abort", poke);
   const drain = async function* () {
-    for (let page = await store.events(runId, after, PAGE); page.length > 0; page = await store.events(runId, after, PAGE)) {
-      for (const logged of page) {
-        after = logged.seq;
-        yield logged;
-      }
+    for await (const logged of loggedEvents(store, runId, after)) {
+      after = logged.seq;
+      yield logged;
     }
   };
   try {

@@ -2,3 +2,12 @@
 export class RunInputError extends Error {
   override name = "RunInputError";
 }
+
+/**
+ * The run's model cannot be made in this process: its key is not set here, or this process points
+ * the provider at another endpoint than the run's. The message says what to set; nothing of the run
+ * changed, so a process that has it can go on.
+ */
+export class ModelUnavailableError extends RunInputError {
+  override name = "ModelUnavailableError";
+}

@@ -26,7 +26,7 @@ describe("observeSession", () => {
     const observer = observeSession(
       session,
       (event) => {
-        // Every tool-end fails to record, as an appendEvent hitting SQLITE_BUSY would.
+        // Every tool-end fails to record, as a write hitting SQLITE_BUSY would.
         if (event.type === "tool-end") throw new Error("SQLITE_BUSY: database is locked");
         seen.push(event.type);
       },

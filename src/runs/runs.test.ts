@@ -56,9 +56,9 @@ describe("openRuns", () => {
     const seen: number[] = [];
     const run = await runs.start({ task: "note three", strategy: "todos", model: countingModel(3), tools: [noteTool(seen)], settings: { workspace: dir } });
     const outcome = await run.done;
-    expect(outcome).toMatchObject({ runId: run.id, status: "finished", stopReason: "final", text: "noted 3" });
+    expect(outcome).toMatchObject({ runId: run.id, status: "final", stopReason: "final", text: "noted 3" });
     expect(seen).toEqual([1, 2, 3]);
-    expect(await runs.get(run.id)).toMatchObject({ status: "finished", answer: "noted 3", strategy: "todos", lease: null });
+    expect(await runs.get(run.id)).toMatchObject({ status: "final", answer: "noted 3", strategy: "todos", lease: null });
 
     const reader = open(file);
     const types: string[] = [];
@@ -117,7 +117,7 @@ describe("openRuns", () => {
     const other = open(file, { holder: "second-driver" });
     await expect(other.resume(run.id)).rejects.toThrow(new RunBusyError(run.id, "first-driver"));
     release();
-    expect((await run.done).status).toBe("finished");
+    expect((await run.done).status).toBe("final");
   });
 
   it("stops a driver whose lease was taken over: its writes are refused, and nothing it did after is recorded", async () => {
@@ -166,17 +166,17 @@ describe("openRuns", () => {
     const runs = open(file, { models, tools });
     const run = await runs.start({ task: "note one", strategy: "todos", model: "test:counting", settings: { workspace: dir, approval: "writes" } });
     const paused = await run.done;
-    expect(paused).toMatchObject({ status: "awaiting-approval", pending: [{ name: "note" }] });
+    expect(paused).toMatchObject({ status: "awaiting-user", pending: [{ name: "note" }] });
     expect(seen).toEqual([]);
     const callId = paused.pending?.[0]?.id ?? "";
 
     const elsewhere = open(file, { models, tools });
     const again = await elsewhere.resume(run.id);
-    expect(await again.done).toMatchObject({ status: "awaiting-approval" });
+    expect(await again.done).toMatchObject({ status: "awaiting-user" });
     await elsewhere.submitDecisions(run.id, { [callId]: { action: "approve" } });
     expect(await elsewhere.get(run.id)).toMatchObject({ decided: true });
     const resumed = await elsewhere.resume(run.id);
-    expect(await resumed.done).toMatchObject({ status: "finished", text: "noted 1" });
+    expect(await resumed.done).toMatchObject({ status: "final", text: "noted 1" });
     expect(seen).toEqual([1]);
   });
 
@@ -198,7 +198,53 @@ describe("openRuns", () => {
     expect(await keyless.get(run.id)).toMatchObject({ status: "max-steps", lease: null });
 
     const resumed = await open(file, { models: () => () => countingModel(2), tools }).resume(run.id, undefined, { settings: { maxSteps: 10 } });
-    expect(await resumed.done).toMatchObject({ status: "finished", text: "noted 2" });
+    expect(await resumed.done).toMatchObject({ status: "final", text: "noted 2" });
     expect(seen).toEqual([1, 2]);
+  });
+});
+
+describe("runs.close", () => {
+  /** A run of three calls whose first call says when it runs: close is called while the run is under way. */
+  async function underWay(runs: Runs, dir: string) {
+    const seen: number[] = [];
+    let calledFirst!: () => void;
+    const first = new Promise<void>((resolve) => (calledFirst = resolve));
+    const tool = noteTool(seen, async (n) => void (n === 1 && calledFirst()));
+    const run = await runs.start({ task: "note three", strategy: "todos", model: countingModel(3), tools: [tool], settings: { workspace: dir } });
+    await first;
+    return { run, seen };
+  }
+
+  it("waits for a run still being driven to stop by itself, then closes", async () => {
+    const { dir, file } = freshFile();
+    const runs = openRuns({ store: file });
+    const { run, seen } = await underWay(runs, dir);
+    await runs.close();
+    expect(await run.done).toMatchObject({ status: "final", text: "noted 3" });
+    expect(seen).toEqual([1, 2, 3]);
+  });
+
+  it("with { stop: true }, stops it at once, state saved, for a later resume to finish", async () => {
+    const { dir, file } = freshFile();
+    const runs = openRuns({ store: file });
+    const { run, seen } = await underWay(runs, dir);
+    await runs.close({ stop: true });
+    expect(await run.done).toMatchObject({ status: "aborted" });
+    expect(seen).toEqual([1]);
+
+    const later = open(file, { models: () => () => countingModel(3), tools: () => [noteTool(seen)] });
+    const resumed = await later.resume(run.id);
+    expect(await resumed.done).toMatchObject({ status: "final", text: "noted 3" });
+    expect(seen).toEqual([1, 2, 3]);
+  });
+
+  it("refuses to start or resume once closed", async () => {
+    const { dir, file } = freshFile();
+    const runs = openRuns({ store: file });
+    await runs.close();
+    await expect(runs.start({ task: "t", strategy: "todos", model: countingModel(1), settings: { workspace: dir } })).rejects.toThrow(
+      "these runs were closed (runs.close()); open them again with openRuns to start or resume a run",
+    );
+    await expect(runs.resume("any")).rejects.toThrow("these runs were closed");
   });
 });

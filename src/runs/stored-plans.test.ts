@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openStores } from "./run-stores.js";
+import { openStores } from "./store-set.js";
 import { describeStoredPlans } from "./test-support/stored-plans-suite.js";
 
 describeStoredPlans("sqlite", async () => {

@@ -14,9 +14,9 @@ import { PlanAndExecute } from "../planning/workflows/plan-and-execute/plan-and-
 import { PlanTool } from "../planning/workflows/plan-tool/plan-tool.js";
 import { Rewoo } from "../planning/workflows/rewoo/rewoo.js";
 import type { WorkflowState } from "../planning/workflows/workflow.js";
-import type { PlanStorage } from "../planning/notebook/plan-storage.js";
+import type { PlanStore } from "../planning/notebook/plan-store.js";
 import { AgentSession } from "./agent-session.js";
-import { checkpointBeforeTools } from "./checkpoint-before-tools.js";
+import { checkpointBeforeTools } from "../core/checkpoint-before-tools.js";
 import { planChecklist, tasksChecklist, todosChecklist } from "./checklist.js";
 import { RunInputError } from "./run-input-error.js";
 import type { StrategySession } from "./strategy-session.js";
@@ -39,7 +39,7 @@ export type StrategyContext = {
   /** The workspace tools (read-only and write). */
   tools: Tool[];
   /** Where the notebook keeps the run's plans; without one they live in its checkpoint. */
-  planStorage?: () => PlanStorage;
+  planStore?: () => PlanStore;
   /** Where the board lives: the SQLite file by default, PostgreSQL with --store. */
   taskStore: () => TaskStore;
   permissions?: PermissionPolicy;
@@ -50,6 +50,13 @@ export type StrategyContext = {
   maxSteps?: number;
   /** Fold finished plan units out of the context past this many tokens (default: contextFolding's). */
   contextBudget?: number;
+  /**
+   * Where the planning plugins draw new ids and the time (random UUIDs and the system clock by
+   * default). A durable engine that replays the run (Restate) gives ones that come out the same on
+   * every replay, so the plans it rebuilds match the ones it journaled.
+   */
+  ids?: () => string;
+  clock?: () => Date;
 };
 
 const SYSTEM_PROMPT = `You are Stepwise, an agent that carries out tasks in a workspace folder with the tools you are given.
@@ -81,11 +88,16 @@ export function createSession(strategy: StrategyName, ctx: StrategyContext): Str
       return new AgentSession(strategy, new Agent(agentOptions([], ctx.tools)), { checklist: async () => null, save: ctx.checkpoint });
     case "notebook": {
       const notebook = new PlanNotebook({
-        ...(ctx.planStorage ? { storage: ctx.planStorage() } : {}),
-        planApproval: ctx.approvePlans === true,
+        ...(ctx.planStore ? { store: ctx.planStore() } : {}),
+        approvePlans: ctx.approvePlans === true,
+        ...(ctx.ids ? { ids: ctx.ids } : {}),
+        ...(ctx.clock ? { clock: ctx.clock } : {}),
       });
       const agent = new Agent(agentOptions([notebook], ctx.tools));
-      return new AgentSession(strategy, agent, { checklist: async () => planChecklist(notebook.currentPlan), save: ctx.checkpoint });
+      return new AgentSession(strategy, agent, { checklist: async () => {
+        await notebook.ready();
+        return planChecklist(notebook.currentPlan);
+      }, save: ctx.checkpoint });
     }
     case "tasks": {
       const board = new TaskBoard({ store: ctx.taskStore(), agentName: strategy });
@@ -143,7 +155,7 @@ export function createSession(strategy: StrategyName, ctx: StrategyContext): Str
         (onEvent) =>
           new Rewoo({
             model: ctx.models("planner"),
-            workerModel: ctx.models("executor"),
+            executorModel: ctx.models("executor"),
             solverModel: ctx.models("solver"),
             tools: ctx.tools,
             onEvent,

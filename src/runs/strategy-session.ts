@@ -13,11 +13,16 @@ export type SessionOutcome = { text: string; stopReason: StopReason | "no-answer
 export interface StrategySession {
   readonly strategy: string;
   on(listener: AgentEventListener): () => void;
-  run(task: string, signal: AbortSignal): Promise<SessionOutcome>;
+  /**
+   * `signal` stops the run at once ("aborted", a call in flight cut off); `stopAfterStep` stops it
+   * "aborted" between steps, once the step in flight (a model call, its tool calls, a workflow's
+   * step) has finished and been checkpointed.
+   */
+  run(task: string, signal: AbortSignal, stopAfterStep?: AbortSignal): Promise<SessionOutcome>;
   /** Goes on from the restored checkpoint (a killed or stopped run). */
-  continue(task: string, signal: AbortSignal): Promise<SessionOutcome>;
+  continue(task: string, signal: AbortSignal, stopAfterStep?: AbortSignal): Promise<SessionOutcome>;
   /** Applies the user's decisions to a run that stopped awaiting approval, and goes on. */
-  resume(decisions: ApprovalDecisions, signal: AbortSignal): Promise<SessionOutcome>;
+  resume(decisions: ApprovalDecisions, signal: AbortSignal, stopAfterStep?: AbortSignal): Promise<SessionOutcome>;
   /** Calls waiting for the user's decision (after a restore, too). */
   pending(): PendingCall[];
   /** Plain JSON to save after each turn; `restore` takes it back in a later process. */

@@ -148,32 +148,32 @@ describe.each(WORKFLOWS)("%s under --approval writes", (strategy) => {
   it("pauses on the write call with it pending, before it runs", async () => {
     const { desk, start, open } = setup(strategy);
     const paused = await start("writes");
-    expect(paused).toMatchObject({ status: "awaiting-approval", stopReason: "awaiting-approval" });
+    expect(paused).toMatchObject({ status: "awaiting-user", stopReason: "awaiting-user" });
     expect(paused.pending).toHaveLength(1);
     expect(paused.pending?.[0]).toMatchObject({ name: "write_note", kind: "approval" });
     expect(JSON.parse(paused.pending?.[0]?.arguments ?? "null")).toEqual({ text: "hi" });
     expect(desk.writes).toEqual([]);
-    expect(await open().get(paused.runId)).toMatchObject({ status: "awaiting-approval" });
+    expect(await open().get(paused.runId)).toMatchObject({ status: "awaiting-user" });
   });
 
   it("gives a rejection to the workflow as the call's result, and finishes without writing", async () => {
     const { desk, start, resume } = setup(strategy);
     const done = await resume(await start("writes"), { action: "reject", reason: "not now" });
-    expect(done).toMatchObject({ status: "finished", text: "final: rejected" });
+    expect(done).toMatchObject({ status: "final", text: "final: rejected" });
     expect(desk.writes).toEqual([]);
   });
 
   it("runs an approved call exactly once, resumed from another handle on the file", async () => {
     const { desk, start, resume } = setup(strategy);
     const done = await resume(await start("writes"), { action: "approve" });
-    expect(done).toMatchObject({ status: "finished", text: "final: wrote hi" });
+    expect(done).toMatchObject({ status: "final", text: "final: wrote hi" });
     expect(desk.writes).toEqual(["hi"]);
   });
 
   it("runs an edited call with the user's arguments", async () => {
     const { desk, start, resume } = setup(strategy);
     const done = await resume(await start("writes"), { action: "edit", arguments: { text: "bye" } });
-    expect(done).toMatchObject({ status: "finished", text: "final: wrote bye" });
+    expect(done).toMatchObject({ status: "final", text: "final: wrote bye" });
     expect(desk.writes).toEqual(["bye"]);
   });
 
@@ -189,7 +189,7 @@ describe.each(WORKFLOWS)("%s under --approval writes", (strategy) => {
     delete desk.duringWrite;
     expect(desk.writes).toEqual(["hi"]);
     const again = await (await open().resume(paused.runId)).done;
-    expect(again.status).toBe("finished");
+    expect(again.status).toBe("final");
     expect(desk.writes).toEqual(["hi"]);
   });
 });
@@ -205,7 +205,7 @@ describe.each(["rewoo", "compiler"] as const)("%s under --approval plan", (strat
     expect(shownSteps(paused)[1]).toContain("write_note");
     expect(desk.reads).toEqual([]);
     const done = await resume(paused, { action: "approve" });
-    expect(done).toMatchObject({ status: "finished", text: "final: wrote hi" });
+    expect(done).toMatchObject({ status: "final", text: "final: wrote hi" });
     expect(desk).toEqual({ reads: ["first"], writes: ["hi"] });
   });
 
@@ -215,7 +215,7 @@ describe.each(["rewoo", "compiler"] as const)("%s under --approval plan", (strat
     expect(again.pending).toEqual([expect.objectContaining({ id: "plan-2", kind: "plan" })]);
     expect(plannerSaw[1]).toContain("Their feedback: Read the other note.");
     expect(desk.reads).toEqual([]);
-    expect(await resume(again, { action: "approve" })).toMatchObject({ status: "finished", text: "final: wrote hi" });
+    expect(await resume(again, { action: "approve" })).toMatchObject({ status: "final", text: "final: wrote hi" });
   });
 
   it("runs the plan as the user edited it, and the answer is given the changes", async () => {
@@ -225,7 +225,7 @@ describe.each(["rewoo", "compiler"] as const)("%s under --approval plan", (strat
       .filter((step) => !step.includes("read_note"))
       .map((step) => step.replace('"hi"', '"bye"'));
     const done = await resume(paused, { action: "edit", arguments: { steps: edited } });
-    expect(done).toMatchObject({ status: "finished", text: "final: wrote bye (plan changed)" });
+    expect(done).toMatchObject({ status: "final", text: "final: wrote bye (plan changed)" });
     expect(desk).toEqual({ reads: [], writes: ["bye"] });
   });
 });
@@ -241,14 +241,14 @@ describe.each([
     const { desk, start, resume, open } = setup(strategy);
     const paused = await start("plan");
     const again = await resume(paused, { action: "edit", arguments: edit });
-    expect(again).toMatchObject({ status: "awaiting-approval" });
-    expect(await open().get(paused.runId)).toMatchObject({ status: "awaiting-approval" });
+    expect(again).toMatchObject({ status: "awaiting-user" });
+    expect(await open().get(paused.runId)).toMatchObject({ status: "awaiting-user" });
     expect(again.pending).toEqual([expect.objectContaining({ id: paused.pending?.[0]?.id, kind: "plan" })]);
     expect(shown(again).steps).toEqual(shown(paused).steps);
     expect(shown(again).problem).toMatch(problem);
     expect(shown(again).problem).toContain(`Your edited plan ${JSON.stringify(JSON.stringify(edit))} was not used`);
     expect(desk).toEqual({ reads: [], writes: [] });
-    expect(await resume(again, { action: "approve" })).toMatchObject({ status: "finished", text: "final: wrote hi" });
+    expect(await resume(again, { action: "approve" })).toMatchObject({ status: "final", text: "final: wrote hi" });
     expect(desk.writes).toEqual(["hi"]);
   });
 
@@ -263,7 +263,7 @@ describe.each([
       .steps.filter((step) => !/read/i.test(step))
       .map((step) => step.replace('"hi"', '"bye"'));
     const done = await resume(again, { action: "edit", arguments: { steps: edited } });
-    expect(done).toMatchObject({ status: "finished" });
+    expect(done).toMatchObject({ status: "final" });
     expect(desk.reads).toEqual([]);
   });
 });
@@ -272,7 +272,7 @@ describe("compiler under --approval plan, re-planned after a rejection", () => {
   it("asks nothing about a new plan without tasks, and answers from what is known", async () => {
     const { desk, start, resume } = setup("compiler", [COMPILER_PLAN, '{"tool": "join"}']);
     const done = await resume(await start("plan"), { action: "reject", reason: "Do not touch the notes." });
-    expect(done).toMatchObject({ status: "finished", text: "final: nothing" });
+    expect(done).toMatchObject({ status: "final", text: "final: nothing" });
     expect(desk).toEqual({ reads: [], writes: [] });
   });
 });
@@ -305,7 +305,7 @@ describe("compiler, while a task waits for the user", () => {
     const paused = await start("writes");
     expect(paused.pending?.map((call) => call.name)).toEqual(["write_note"]);
     expect(desk.reads).toEqual(["first"]);
-    expect(await resume(paused, { action: "approve" })).toMatchObject({ status: "finished" });
+    expect(await resume(paused, { action: "approve" })).toMatchObject({ status: "final" });
     expect(desk).toEqual({ writes: ["hi"], reads: ["first", "wrote hi"] });
   });
 });

@@ -26,18 +26,18 @@ export class WorkflowSession implements StrategySession {
     return this.#hub.on(listener);
   }
 
-  run(task: string, signal: AbortSignal): Promise<SessionOutcome> {
-    return this.#drive(task, { signal });
+  run(task: string, signal: AbortSignal, stopAfterStep?: AbortSignal): Promise<SessionOutcome> {
+    return this.#drive(task, { signal, ...soft(stopAfterStep) });
   }
 
-  continue(task: string, signal: AbortSignal): Promise<SessionOutcome> {
-    return this.#drive(task, { signal, ...(this.#state ? { state: this.#state } : {}) });
+  continue(task: string, signal: AbortSignal, stopAfterStep?: AbortSignal): Promise<SessionOutcome> {
+    return this.#drive(task, { signal, ...soft(stopAfterStep), ...(this.#state ? { state: this.#state } : {}) });
   }
 
-  resume(decisions: ApprovalDecisions, signal: AbortSignal): Promise<SessionOutcome> {
+  resume(decisions: ApprovalDecisions, signal: AbortSignal, stopAfterStep?: AbortSignal): Promise<SessionOutcome> {
     const state = this.#state;
     if (!state) throw new Error(`the ${this.strategy} run has no saved state to resume`);
-    return this.#drive(state.task, { signal, state, decisions });
+    return this.#drive(state.task, { signal, ...soft(stopAfterStep), state, decisions });
   }
 
   pending(): PendingCall[] {
@@ -85,4 +85,8 @@ export class WorkflowSession implements StrategySession {
     // Every ending keeps its own reason: a run that ran out of rounds or steps is not an answer.
     return { text: outcome.text, stopReason: outcome.stopReason, ...(outcome.pending ? { pending: outcome.pending } : {}) };
   }
+}
+
+function soft(stopAfterStep: AbortSignal | undefined): Pick<WorkflowRunOptions, "stopAfterStep"> {
+  return stopAfterStep ? { stopAfterStep } : {};
 }

@@ -7,7 +7,7 @@ import { scriptedModel } from "../models/scripted.js";
 import { PlanNotebook } from "../planning/notebook/plan-notebook.js";
 import { TaskBoard } from "../planning/tasks/task-board.js";
 import { openSqliteDatabase } from "./sqlite-database.js";
-import { SqlitePlanStorage } from "./sqlite-plan-storage.js";
+import { SqlitePlanStore } from "./sqlite-plan-store.js";
 import { SqliteTaskStore } from "./sqlite-task-store.js";
 
 let dir: string;
@@ -31,24 +31,24 @@ describe("Agent.close closes what the planning plugins opened", () => {
   });
 
   it("closes a plan notebook's storage opened from a path, and closing again is harmless", async () => {
-    const storage = new SqlitePlanStorage(join(dir, "plans.db"));
+    const storage = new SqlitePlanStore(join(dir, "plans.db"));
     const notebook = new PlanNotebook({ storage });
     const agent = new Agent({ model: scriptedModel([]), plugins: [notebook] });
 
     await agent.close();
-    expect(() => storage.list()).toThrow(/not open/);
+    await expect(storage.list()).rejects.toThrow(/not open/);
     await expect(agent.close()).resolves.toBeUndefined();
-    expect(() => storage.close()).not.toThrow();
+    await expect(storage.close()).resolves.toBeUndefined();
   });
 
   it("leaves a database the caller opened and handed in open", async () => {
     const db = openSqliteDatabase(join(dir, "shared.db"));
     try {
-      const notebook = new PlanNotebook({ storage: new SqlitePlanStorage(db) });
+      const notebook = new PlanNotebook({ storage: new SqlitePlanStore(db) });
       const board = new TaskBoard({ store: new SqliteTaskStore({ db }) });
       await new Agent({ model: scriptedModel([]), plugins: [notebook, board] }).close();
       expect(db.open).toBe(true);
-      expect(notebook.storage.list()).toEqual([]);
+      expect(await notebook.store.list()).toEqual([]);
       expect(await board.list()).toEqual([]);
     } finally {
       db.close();

@@ -1,17 +1,45 @@
+import { createHash } from "node:crypto";
 import pg from "pg";
+import type { PostgresPool } from "./postgres-pool.js";
 import type { ApprovalDecisions } from "../core/approval.js";
 import type { AgentEvent } from "../core/events.js";
-import { RunBusyError, RunLeaseLostError, RunNotFoundError, type LoggedEvent, type NewRun, type RunLease, type RunRecord, type RunStatus, type RunStore } from "./run-store.js";
-import { createSchemaIfMissing } from "./postgres-transaction.js";
+import {
+  modelUsageOf,
+  RunBusyError,
+  RunLeaseLostError,
+  RunNotFoundError,
+  type LoggedEvent,
+  type RunCheckpoint,
+  type NewRun,
+  type ClaimedRun,
+  type RunLease,
+  type RunChange,
+  type RunModelUsage,
+  type RunPage,
+  type RunQuery,
+  type RunRecord,
+  runStatusOf,
+  type RunStore,
+  type UsageSumsRow,
+} from "./run-store.js";
+import { MAX_NOTIFICATION_PAYLOAD, NotificationOutbox } from "./postgres-notification-outbox.js";
+import { createSchemaIfMissing, pgPool } from "./postgres-transaction.js";
 
 export type PostgresRunStoreOptions = {
   /** A pool to share with the rest of the application; otherwise one is made from `connectionString` (or the PG* variables). */
-  pool?: pg.Pool;
+  pool?: PostgresPool;
   connectionString?: string;
 };
 
-/** Every change to any run is announced here, with the run's id as the payload. */
+/** Every committed change to any run is announced here: the payload is a JSON array of the ids of the runs changed since the last one. */
 export const RUNS_CHANNEL = "stepwise_runs";
+/**
+ * Announced when a run may have become free to claim (its lease let go, decisions left for it), with
+ * the schema as the payload: workers on another schema of the database are not woken.
+ */
+export const CLAIMABLE_CHANNEL = "stepwise_runs_claimable";
+/** A run that needs a driver once nobody holds it: running, or paused with decisions left for it. */
+const NEEDS_DRIVER = "(status = 'running' OR (status = 'awaiting-user' AND decisions IS NOT NULL))";
 // Serializes table creation when many processes start on a fresh database at once.
 const SCHEMA_LOCK = 7_311_005;
 // Checkpoints and settings live on the run's row: one conditional UPDATE then both checks the lease and writes.
@@ -40,51 +68,81 @@ const SCHEMA = `
     PRIMARY KEY (run_id, seq)
   );
   CREATE INDEX IF NOT EXISTS stepwise_runs_created ON stepwise_runs (created_at DESC);
+  -- Added after the first release (a database made before gets them): resumes that failed, and when to try again.
+  ALTER TABLE stepwise_runs ADD COLUMN IF NOT EXISTS resume_failures integer NOT NULL DEFAULT 0;
+  ALTER TABLE stepwise_runs ADD COLUMN IF NOT EXISTS resume_error text;
+  -- When a worker may take the run (again): at once ('-infinity') unless a resume of it failed.
+  ALTER TABLE stepwise_runs ADD COLUMN IF NOT EXISTS resume_after timestamptz NOT NULL DEFAULT '-infinity';
+  -- Statuses earlier versions named otherwise take this version's names (see runStatusOf); the index on the old names goes.
+  UPDATE stepwise_runs SET status = 'final' WHERE status = 'finished';
+  UPDATE stepwise_runs SET status = 'awaiting-user' WHERE status = 'awaiting-approval';
+  DROP INDEX IF EXISTS stepwise_runs_resumable;
+  -- What a worker's scan (or a claim) reads: the runs that may need a driver, by when they may be tried.
+  CREATE INDEX IF NOT EXISTS stepwise_runs_waiting ON stepwise_runs (resume_after, created_at)
+    WHERE status IN ('running', 'awaiting-user');
+  -- Added for fleets of workers: when the holder took its lease (the viewer shows how long it has held the run),
+  -- and the two indexes a claim reads: runs nobody holds that need a driver, oldest first, and held leases by expiry.
+  ALTER TABLE stepwise_runs ADD COLUMN IF NOT EXISTS lease_taken timestamptz;
+  CREATE INDEX IF NOT EXISTS stepwise_runs_unleased ON stepwise_runs (resume_after, created_at)
+    WHERE lease_holder IS NULL AND ${NEEDS_DRIVER};
+  CREATE INDEX IF NOT EXISTS stepwise_runs_lease_expiry ON stepwise_runs (lease_expires)
+    WHERE lease_holder IS NOT NULL AND ${NEEDS_DRIVER};
 `;
-const COLUMNS = `id, task, strategy, model, status, answer, created_at, updated_at, lease_holder, lease_expires, decisions IS NOT NULL AS decided`;
-const NOTIFY = `pg_notify('${RUNS_CHANNEL}', $1::text)`;
+const COLUMNS = `id, task, strategy, model, status, answer, created_at, updated_at, lease_holder, lease_expires, lease_taken, decisions IS NOT NULL AS decided,
+  resume_failures, resume_error, resume_after`;
+const LEASE_FOR = (ttl: string) => `lease_expires = now() + make_interval(secs => ${ttl}::float8 / 1000), lease_taken = now()`;
+/** Wakes idle workers of this schema; sent in the statement that freed the run (rare: a hand-back, a decision). */
+const NOTIFY_CLAIMABLE = `pg_notify('${CLAIMABLE_CHANNEL}', current_schema())`;
+/** How long committed changes to runs wait to share one NOTIFY on RUNS_CHANNEL. */
+const ANNOUNCE_BATCH_MS = 20;
 
 type RunRow = {
   id: string;
   task: string;
   strategy: string;
   model: string;
-  status: RunStatus;
+  /** As stored: earlier versions wrote some statuses under other names (runStatusOf reads them). */
+  status: string;
   answer: string | null;
   created_at: Date;
   updated_at: Date;
   lease_holder: string | null;
   lease_expires: Date | null;
+  lease_taken: Date | null;
   decided: boolean;
+  resume_failures: number;
+  resume_error: string | null;
+  resume_after: Date;
 };
 
 /**
  * Runs shared through PostgreSQL by every process and machine that drives or watches them. Leases
  * use the server's clock, so machines need not agree on the time. Every write is one statement that
- * checks the lease token and announces the change with NOTIFY on `RUNS_CHANNEL` when it commits.
+ * checks the lease token; once it commits, the change is announced on `RUNS_CHANNEL` (the runs changed
+ * in the last few milliseconds share one NOTIFY: see NotificationOutbox).
  */
 export class PostgresRunStore implements RunStore {
   readonly #pool: pg.Pool;
   readonly #ownsPool: boolean;
+  readonly #outbox: NotificationOutbox;
   #ready: Promise<void> | undefined;
   #closing: Promise<void> | undefined;
 
   constructor(opts: PostgresRunStoreOptions) {
-    this.#pool = opts.pool ?? new pg.Pool(opts.connectionString ? { connectionString: opts.connectionString } : {});
+    this.#pool = (opts.pool ? pgPool(opts.pool) : undefined) ?? new pg.Pool(opts.connectionString ? { connectionString: opts.connectionString } : {});
     this.#ownsPool = !opts.pool;
+    this.#outbox = new NotificationOutbox(this.#pool, RUNS_CHANNEL, ANNOUNCE_BATCH_MS);
     // An idle connection that drops emits 'error', which would end the process unheard; the pool has discarded it already.
     if (this.#ownsPool) this.#pool.on("error", () => undefined);
   }
 
   async createRun(run: NewRun, settings: unknown, holder: string, ttlMs: number): Promise<RunLease> {
     await this.#query(
-      `WITH created AS (
-         INSERT INTO stepwise_runs (id, task, strategy, model, status, settings, lease_holder, lease_token, lease_expires)
-         VALUES ($1, $2, $3, $4, 'running', $5, $6, 1, now() + make_interval(secs => $7::float8 / 1000))
-         RETURNING id)
-       SELECT ${NOTIFY} FROM created`,
+      `INSERT INTO stepwise_runs (id, task, strategy, model, status, settings, lease_holder, lease_token, lease_expires, lease_taken)
+       VALUES ($1, $2, $3, $4, 'running', $5, $6, 1, now() + make_interval(secs => $7::float8 / 1000), now())`,
       [run.id, run.task, run.strategy, run.model, JSON.stringify(settings), holder, ttlMs],
     );
+    this.#announce(run.id);
     return { runId: run.id, holder, token: 1 };
   }
 
@@ -98,19 +156,43 @@ export class PostgresRunStore implements RunStore {
     return rows.map(toRecord);
   }
 
+  async findRuns(query: RunQuery): Promise<RunPage> {
+    // The prefix is compared as it is (no LIKE), so "%" or "_" in it match only themselves.
+    const matching = "FROM stepwise_runs WHERE ($1::text IS NULL OR left(id, length($1)) = $1) AND ($2::text[] IS NULL OR status = ANY($2))";
+    const params = [query.idPrefix ?? null, query.status ? [...query.status] : null];
+    const count = await this.#query<{ total: number }>(`SELECT count(*)::int AS total ${matching}`, params);
+    const { rows } = await this.#query<RunRow>(`SELECT ${COLUMNS} ${matching} ORDER BY created_at DESC, id LIMIT $3`, [...params, query.limit]);
+    return { runs: rows.map(toRecord), total: count.rows[0]?.total ?? 0 };
+  }
+
+  async modelUsage(runIds: readonly string[]): Promise<RunModelUsage[]> {
+    if (runIds.length === 0) return [];
+    const usage = (field: string) => `sum((event->'usage'->>'${field}')::bigint)`;
+    const { rows } = await this.#query<UsageSumsRow>(
+      `SELECT run_id, event->>'model' AS model, count(*) AS calls,
+         ${usage("inputTokens")} AS input, ${usage("outputTokens")} AS output,
+         ${usage("cacheReadInputTokens")} AS cache_read, ${usage("cacheWriteInputTokens")} AS cache_write
+       FROM stepwise_run_events
+       WHERE run_id = ANY($1) AND event->>'type' = 'model-end'
+       GROUP BY run_id, event->>'model'`,
+      [[...runIds]],
+    );
+    return rows.map(modelUsageOf);
+  }
+
   async acquireLease(runId: string, holder: string, ttlMs: number, replacing?: string): Promise<RunLease> {
     // One conditional UPDATE: of several racing takers, the row lock lets exactly one match.
     const { rows } = await this.#query<{ lease_token: string }>(
-      `WITH taken AS (
-         UPDATE stepwise_runs SET lease_holder = $2, lease_token = lease_token + 1,
-           lease_expires = now() + make_interval(secs => $3::float8 / 1000), updated_at = now()
-         WHERE id = $1 AND (lease_holder IS NULL OR lease_expires <= now() OR lease_holder = $4)
-         RETURNING lease_token)
-       SELECT lease_token, ${NOTIFY} FROM taken`,
+      `UPDATE stepwise_runs SET lease_holder = $2, lease_token = lease_token + 1, ${LEASE_FOR("$3")}, updated_at = now()
+       WHERE id = $1 AND (lease_holder IS NULL OR lease_expires <= now() OR lease_holder = $4)
+       RETURNING lease_token`,
       [runId, holder, ttlMs, replacing ?? null],
     );
     const taken = rows[0];
-    if (taken) return { runId, holder, token: Number(taken.lease_token) };
+    if (taken) {
+      this.#announce(runId);
+      return { runId, holder, token: Number(taken.lease_token) };
+    }
     const current = await this.#holder(runId);
     throw new RunBusyError(runId, current ?? "another process");
   }
@@ -125,57 +207,70 @@ export class PostgresRunStore implements RunStore {
   }
 
   async releaseLease(lease: RunLease): Promise<void> {
-    await this.#query(
+    const { rows } = await this.#query(
       `WITH released AS (
-         UPDATE stepwise_runs SET lease_holder = NULL, lease_expires = NULL WHERE id = $1 AND lease_token = $2 RETURNING id)
-       SELECT ${NOTIFY} FROM released`,
+         UPDATE stepwise_runs SET lease_holder = NULL, lease_expires = NULL, lease_taken = NULL WHERE id = $1 AND lease_token = $2
+         RETURNING id, ${NEEDS_DRIVER} AS claimable)
+       SELECT CASE WHEN claimable THEN ${NOTIFY_CLAIMABLE} END FROM released`,
       [lease.runId, lease.token],
     );
+    if (rows.length > 0) this.#announce(lease.runId);
   }
 
-  async appendEvent(lease: RunLease, event: AgentEvent): Promise<number> {
-    // The run row's counter numbers the events; its row lock orders concurrent appends.
-    const rows = await this.#fenced<{ seq: string }>(
+  async appendEvents(lease: RunLease, events: readonly AgentEvent[], checkpoint?: RunCheckpoint): Promise<number> {
+    // One statement, so one commit: the run row's counter numbers the events (its row lock
+    // orders concurrent appends) and takes the checkpoint in the same update.
+    const rows = await this.#fenced<{ last_seq: string }>(
       lease,
       `WITH counted AS (
-         UPDATE stepwise_runs SET last_seq = last_seq + 1, updated_at = now()
+         UPDATE stepwise_runs SET last_seq = last_seq + $3::int, updated_at = now(), checkpoint = CASE WHEN $5 THEN $6::jsonb ELSE checkpoint END
          WHERE id = $1 AND lease_token = $2 RETURNING last_seq),
        inserted AS (
-         INSERT INTO stepwise_run_events (run_id, seq, event) SELECT $1, last_seq, $3 FROM counted RETURNING seq)
-       SELECT seq, pg_notify('${RUNS_CHANNEL}', $1::text) FROM inserted`,
-      [JSON.stringify(event)],
+         INSERT INTO stepwise_run_events (run_id, seq, event)
+         SELECT $1, counted.last_seq - $3::int + appended.n, appended.event FROM counted, jsonb_array_elements($4::jsonb) WITH ORDINALITY AS appended(event, n))
+       SELECT last_seq FROM counted`,
+      [events.length, JSON.stringify(events), checkpoint !== undefined, checkpoint === undefined ? null : JSON.stringify(checkpoint.state)],
     );
-    return Number(rows[0]?.seq);
-  }
-
-  async saveCheckpoint(lease: RunLease, state: unknown): Promise<void> {
-    await this.#fenced(lease, "UPDATE stepwise_runs SET checkpoint = $3 WHERE id = $1 AND lease_token = $2 RETURNING 1", [JSON.stringify(state)]);
+    this.#announce(lease.runId);
+    return Number(rows[0]?.last_seq);
   }
 
   async saveSettings(lease: RunLease, settings: unknown): Promise<void> {
     await this.#fenced(lease, "UPDATE stepwise_runs SET settings = $3 WHERE id = $1 AND lease_token = $2 RETURNING 1", [JSON.stringify(settings)]);
   }
 
-  async updateRun(lease: RunLease, change: { status?: RunStatus; answer?: string | null }): Promise<void> {
+  async updateRun(lease: RunLease, change: RunChange): Promise<void> {
+    const failure = change.resumeFailure;
     await this.#fenced(
       lease,
-      `WITH changed AS (
-         UPDATE stepwise_runs SET status = COALESCE($3, status), answer = CASE WHEN $4 THEN $5 ELSE answer END, updated_at = now()
-         WHERE id = $1 AND lease_token = $2 RETURNING id)
-       SELECT pg_notify('${RUNS_CHANNEL}', $1::text) FROM changed`,
-      [change.status ?? null, change.answer !== undefined, change.answer ?? null],
+      `UPDATE stepwise_runs SET status = COALESCE($3, status), answer = CASE WHEN $4 THEN $5 ELSE answer END, updated_at = now(),
+         resume_failures = CASE $6 WHEN 'clear' THEN 0 WHEN 'count' THEN resume_failures + 1 ELSE resume_failures END,
+         resume_error = CASE $6 WHEN 'clear' THEN NULL WHEN 'count' THEN $7 ELSE resume_error END,
+         resume_after = CASE $6 WHEN 'clear' THEN '-infinity' WHEN 'count' THEN now() + make_interval(secs => $8::float8 / 1000) ELSE resume_after END
+       WHERE id = $1 AND lease_token = $2 RETURNING id`,
+      [
+        change.status ?? null,
+        change.answer !== undefined,
+        change.answer ?? null,
+        failure === null ? "clear" : failure ? "count" : "keep",
+        failure?.error ?? null,
+        failure?.retryInMs ?? 0,
+      ],
     );
+    this.#announce(lease.runId);
   }
 
   async submitDecisions(runId: string, decisions: ApprovalDecisions): Promise<boolean> {
     const { rows } = await this.#query(
       `WITH decided AS (
          UPDATE stepwise_runs SET decisions = $2, updated_at = now()
-         WHERE id = $1 AND status = 'awaiting-approval' AND decisions IS NULL RETURNING id)
-       SELECT pg_notify('${RUNS_CHANNEL}', $1::text) FROM decided`,
+         WHERE id = $1 AND status = 'awaiting-user' AND decisions IS NULL RETURNING lease_holder)
+       SELECT CASE WHEN lease_holder IS NULL THEN ${NOTIFY_CLAIMABLE} END FROM decided`,
       [runId, JSON.stringify(decisions)],
     );
-    return rows.length > 0;
+    if (rows.length === 0) return false;
+    this.#announce(runId);
+    return true;
   }
 
   async takeDecisions(lease: RunLease): Promise<ApprovalDecisions | undefined> {
@@ -191,12 +286,49 @@ export class PostgresRunStore implements RunStore {
   async resumableRuns(limit = 50): Promise<RunRecord[]> {
     const { rows } = await this.#query<RunRow>(
       `SELECT ${COLUMNS} FROM stepwise_runs
-       WHERE (lease_holder IS NULL OR lease_expires <= now())
-         AND (status = 'running' OR (status = 'awaiting-approval' AND decisions IS NOT NULL))
-       ORDER BY created_at, id LIMIT $1`,
+       WHERE status IN ('running', 'awaiting-user') AND resume_after <= now()
+         AND (lease_holder IS NULL OR lease_expires <= now())
+         AND (status = 'running' OR decisions IS NOT NULL)
+       ORDER BY resume_after, created_at, id LIMIT $1`,
       [limit],
     );
     return rows.map(toRecord);
+  }
+
+  async claimRun(holder: string, ttlMs: number, passOver: readonly string[] = []): Promise<ClaimedRun | undefined> {
+    // Two candidates, each the first of its index that no other claimer has locked: the oldest run nobody holds,
+    // and the lease that ran out first. The older of the two is taken, its lease in the same statement.
+    const { rows } = await this.#query<RunRow & { lease_token: string }>(
+      `WITH unleased AS (
+         SELECT id, resume_after, created_at FROM stepwise_runs
+         WHERE lease_holder IS NULL AND ${NEEDS_DRIVER} AND resume_after <= now() AND NOT (id = ANY($3::text[]))
+         ORDER BY resume_after, created_at LIMIT 1 FOR UPDATE SKIP LOCKED),
+       expired AS (
+         SELECT id, resume_after, created_at FROM stepwise_runs
+         WHERE lease_holder IS NOT NULL AND ${NEEDS_DRIVER} AND lease_expires <= now() AND resume_after <= now() AND NOT (id = ANY($3::text[]))
+         ORDER BY lease_expires LIMIT 1 FOR UPDATE SKIP LOCKED),
+       chosen AS (SELECT id FROM (SELECT * FROM unleased UNION ALL SELECT * FROM expired) c ORDER BY resume_after, created_at, id LIMIT 1),
+       taken AS (
+         UPDATE stepwise_runs r SET lease_holder = $1, lease_token = lease_token + 1, ${LEASE_FOR("$2")}, updated_at = now()
+         FROM chosen WHERE r.id = chosen.id
+         RETURNING r.*)
+       SELECT ${COLUMNS}, lease_token FROM taken`,
+      [holder, ttlMs, [...passOver]],
+    );
+    const row = rows[0];
+    if (row) this.#announce(row.id);
+    return row && { run: toRecord(row), lease: { runId: row.id, holder, token: Number(row.lease_token) } };
+  }
+
+  async nextClaimInMs(): Promise<number | undefined> {
+    const { rows } = await this.#query<{ ms: number | null }>(
+      `SELECT (1000 * EXTRACT(EPOCH FROM LEAST(
+         (SELECT min(lease_expires) FROM stepwise_runs WHERE lease_holder IS NOT NULL AND ${NEEDS_DRIVER}),
+         (SELECT min(resume_after) FROM stepwise_runs WHERE status IN ('running', 'awaiting-user') AND resume_after > now())) - now()))::float8 AS ms`,
+      [],
+    );
+    const ms = rows[0]?.ms;
+    return ms === null || ms === undefined ? undefined : Math.max(0, Math.ceil(ms));
   }
 
   async events(runId: string, afterSeq = 0, limit = 1000): Promise<LoggedEvent[]> {
@@ -217,15 +349,29 @@ export class PostgresRunStore implements RunStore {
     return rows[0]?.settings ?? undefined;
   }
 
-  /** LISTENs on a connection of its own; if that connection breaks, it listens again on a new one. */
-  async subscribe(listener: (runId: string) => void): Promise<() => Promise<void>> {
+  subscribe(listener: (runId: string) => void): Promise<() => Promise<void>> {
+    // Whatever was announced while the connection was down is lost: "*" tells the listener to re-read.
+    return this.#listen(RUNS_CHANNEL, (payload) => announcedRuns(payload).forEach((runId) => listener(runId)), () => listener("*"));
+  }
+
+  async subscribeClaimable(listener: () => void): Promise<() => Promise<void>> {
+    const { rows } = await this.#query<{ schema: string }>("SELECT current_schema() AS schema", []);
+    const schema = rows[0]?.schema;
+    return this.#listen(CLAIMABLE_CHANNEL, (payload) => payload === schema && listener(), listener);
+  }
+
+  /**
+   * LISTENs on `channel` on a connection of its own; if that connection breaks, it listens again on a
+   * new one and then calls `missed`.
+   */
+  async #listen(channel: string, listener: (payload: string) => void, missed: () => void): Promise<() => Promise<void>> {
     await this.#init();
     let stopped = false;
     let client: pg.PoolClient | undefined;
     const onNotification = (message: pg.Notification) => {
-      if (message.channel !== RUNS_CHANNEL || !message.payload) return;
+      if (message.channel !== channel) return;
       try {
-        listener(message.payload);
+        listener(message.payload ?? "");
       } catch {
         // The listener's failure is its own: it must not stop the notifications.
       }
@@ -237,10 +383,9 @@ export class PostgresRunStore implements RunStore {
         connection.off("notification", onNotification);
         connection.release(error);
         if (client === connection) client = undefined;
-        // Whatever was announced meanwhile is lost: tell the listener to re-read, then listen again.
-        if (!stopped) void listen().then(() => listener("*"), () => undefined);
+        if (!stopped) void listen().then(missed, () => undefined);
       });
-      await connection.query(`LISTEN ${RUNS_CHANNEL}`);
+      await connection.query(`LISTEN ${channel}`);
       client = connection;
     };
     await listen();
@@ -251,7 +396,7 @@ export class PostgresRunStore implements RunStore {
       if (!connection) return;
       connection.off("notification", onNotification);
       try {
-        await connection.query(`UNLISTEN ${RUNS_CHANNEL}`);
+        await connection.query(`UNLISTEN ${channel}`);
         connection.release();
       } catch (error) {
         connection.release(error instanceof Error ? error : new Error(String(error)));
@@ -259,10 +404,20 @@ export class PostgresRunStore implements RunStore {
     };
   }
 
-  /** Ends the store's own pool (a shared pool stays open); a second call is harmless. */
+  /** Sends the announcements not yet sent, then ends the store's own pool (a shared pool stays open); a second call is harmless. */
   close(): Promise<void> {
-    this.#closing ??= this.#ownsPool ? this.#pool.end() : Promise.resolve();
+    this.#closing ??= (async () => {
+      await this.#outbox.flush();
+      if (this.#ownsPool) await this.#pool.end();
+    })();
     return this.#closing;
+  }
+
+  /** Queues the run's change, committed, for the next NOTIFY on RUNS_CHANNEL. */
+  #announce(runId: string): void {
+    const text = JSON.stringify(runId);
+    // An id too long for a notification still tells listeners something changed: "*" has them re-read.
+    this.#outbox.queue(Buffer.byteLength(text) + 2 > MAX_NOTIFICATION_PAYLOAD ? '"*"' : text);
   }
 
   async #holder(runId: string): Promise<string | null | undefined> {
@@ -280,15 +435,36 @@ export class PostgresRunStore implements RunStore {
 
   async #query<R extends pg.QueryResultRow>(sql: string, values: unknown[]): Promise<pg.QueryResult<R>> {
     await this.#init();
-    return this.#pool.query<R>(sql, values);
+    // Named, so each connection parses and plans a statement once, not on every step of every run.
+    return this.#pool.query<R>({ name: statementName(sql), text: sql, values });
   }
 
   #init(): Promise<void> {
-    this.#ready ??= createSchemaIfMissing(this.#pool, { lock: SCHEMA_LOCK, marker: "stepwise_runs_created", ddl: SCHEMA }).catch((error: unknown) => {
+    this.#ready ??= createSchemaIfMissing(this.#pool, { lock: SCHEMA_LOCK, marker: "stepwise_runs_lease_expiry", ddl: SCHEMA }).catch((error: unknown) => {
       this.#ready = undefined;
       throw error;
     });
     return this.#ready;
+  }
+}
+
+const statementNames = new Map<string, string>();
+
+/** A prepared statement's name, the same for the same text in every process: a hash of it. */
+function statementName(sql: string): string {
+  let name = statementNames.get(sql);
+  if (!name) statementNames.set(sql, (name = `stepwise_runs_${createHash("sha1").update(sql).digest("hex").slice(0, 16)}`));
+  return name;
+}
+
+/** The run ids a notification on RUNS_CHANNEL names: a JSON array of them, or one bare id (as earlier versions sent). */
+function announcedRuns(payload: string): string[] {
+  if (!payload.startsWith("[")) return payload ? [payload] : [];
+  try {
+    const ids: unknown = JSON.parse(payload);
+    return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === "string") : [];
+  } catch {
+    return ["*"];
   }
 }
 
@@ -298,11 +474,17 @@ function toRecord(row: RunRow): RunRecord {
     task: row.task,
     strategy: row.strategy,
     model: row.model,
-    status: row.status,
+    status: runStatusOf(row.status),
     answer: row.answer,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
-    lease: row.lease_holder !== null && row.lease_expires !== null ? { holder: row.lease_holder, expiresAt: row.lease_expires.toISOString() } : null,
+    lease:
+      row.lease_holder !== null && row.lease_expires !== null
+        ? { holder: row.lease_holder, expiresAt: row.lease_expires.toISOString(), takenAt: (row.lease_taken ?? row.updated_at).toISOString() }
+        : null,
     decided: row.decided,
+    ...(row.resume_failures > 0
+      ? { resumeFailures: { count: row.resume_failures, lastError: row.resume_error ?? "", retryAt: new Date(row.resume_after).toISOString() } }
+      : {}),
   };
 }

@@ -2,16 +2,22 @@ import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import type { TaskBoardChange } from "../planning/tasks/task.js";
 import { PostgresTaskStore } from "./postgres-task-store.js";
-import { TEST_DATABASE_URL, uniqueBoardId } from "./test-support/shared-board-workload.js";
+import { freshSchema } from "./test-support/fresh-schema.js";
+import { uniqueBoardId } from "./test-support/shared-board-workload.js";
 
-const admin = new pg.Pool({ connectionString: TEST_DATABASE_URL });
-afterAll(() => admin.end());
+// A schema of its own, so that this suite's tables (and their migrations) never meet another run's.
+const schema = await freshSchema();
+const admin = new pg.Pool({ connectionString: schema.url });
+afterAll(async () => {
+  await admin.end();
+  await schema.drop();
+});
 
 /** A store with its own pool whose connections carry a name we can find in pg_stat_activity. */
 function namedStore(prefix: string) {
   const boardId = uniqueBoardId(prefix);
   const application = `stepwise-${boardId}`.slice(0, 63);
-  const url = new URL(TEST_DATABASE_URL);
+  const url = new URL(schema.url);
   url.searchParams.set("application_name", application);
   const store = new PostgresTaskStore({ boardId, connectionString: url.toString() });
   /** Ends the store's server connections, as a server restart would. */

@@ -1,10 +1,16 @@
 import pg from "pg";
 import { afterAll, expect, it } from "vitest";
 import { PostgresTaskStore } from "./postgres-task-store.js";
-import { TEST_DATABASE_URL, uniqueBoardId } from "./test-support/shared-board-workload.js";
+import { freshSchema } from "./test-support/fresh-schema.js";
+import { uniqueBoardId } from "./test-support/shared-board-workload.js";
 
-const pool = new pg.Pool({ connectionString: TEST_DATABASE_URL });
-afterAll(() => pool.end());
+// A schema of its own, so that this suite's tables (and their migrations) never meet another run's.
+const schema = await freshSchema();
+const pool = new pg.Pool({ connectionString: schema.url });
+afterAll(async () => {
+  await pool.end();
+  await schema.drop();
+});
 
 type Query = (...args: unknown[]) => unknown;
 
@@ -13,7 +19,7 @@ type Query = (...args: unknown[]) => unknown;
  * SQLSTATE of every statement that fails on it: a deadlock the store retries away still shows here.
  */
 function pausingPool() {
-  const paused = new pg.Pool({ connectionString: TEST_DATABASE_URL });
+  const paused = new pg.Pool({ connectionString: schema.url });
   const failures: string[] = [];
   let armed: { reached: (pid: number) => void; release: Promise<void> } | undefined;
   paused.on("connect", (client) => {
@@ -97,7 +103,7 @@ it("runs a change again, unseen by its caller, when another program's locks make
   // PostgreSQL aborts the waiter whose own deadlock check finds the cycle. The store checks after 5 s
   // and the outsider only after a minute, so on however busy a machine the outsider is waiting (and the
   // cycle closed) by the time the store looks, and the store is the one rolled back.
-  const storePool = new pg.Pool({ connectionString: TEST_DATABASE_URL, options: "-c deadlock_timeout=5s" });
+  const storePool = new pg.Pool({ connectionString: schema.url, options: `${new URL(schema.url).searchParams.get("options") ?? ""} -c deadlock_timeout=5s` });
   const store = new PostgresTaskStore({ boardId: uniqueBoardId("retry"), pool: storePool });
   const outsider = await pool.connect();
   try {

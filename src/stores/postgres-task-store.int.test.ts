@@ -8,23 +8,29 @@ import {
   drainWithKilledWorkers,
   killedWorkersCheck,
   runWorkerProcesses,
-  TEST_DATABASE_URL,
   uniqueBoardId,
 } from "./test-support/shared-board-workload.js";
-import { describeTaskStore } from "./test-support/task-store-suite.js";
+import { freshSchema } from "./test-support/fresh-schema.js";
+import * as vitest from "vitest";
+import { describeTaskStore } from "../testing.js";
 
-const pool = new pg.Pool({ connectionString: TEST_DATABASE_URL });
-afterAll(() => pool.end());
+// A schema of its own, so that this suite's tables (and their migrations) never meet another run's.
+const schema = await freshSchema();
+const pool = new pg.Pool({ connectionString: schema.url });
+afterAll(async () => {
+  await pool.end();
+  await schema.drop();
+});
 
 describeTaskStore("postgres", async () => {
   const boardId = uniqueBoardId("suite");
   const store = new PostgresTaskStore({ boardId, pool });
   return {
     store,
-    reopen: async () => new PostgresTaskStore({ boardId, connectionString: TEST_DATABASE_URL }),
+    reopen: async () => new PostgresTaskStore({ boardId, connectionString: schema.url }),
     cleanup: () => store.deleteBoard(),
   };
-});
+}, vitest);
 
 describe("PostgresTaskStore sharing", () => {
   it("announces every change on the board's channel to subscribers, and only that board's changes", async () => {
@@ -85,7 +91,7 @@ describe("PostgresTaskStore sharing", () => {
     await pool.query(`CREATE SEQUENCE ${pg.escapeIdentifier(sequence)}`);
     try {
       const workers = Array.from({ length: 8 }, (_, i) => `proc-${i + 1}`);
-      const reports = await runWorkerProcesses({ boardId, workers, sequence, journalId });
+      const reports = await runWorkerProcesses({ store: schema.url, boardId, workers, sequence, journalId });
 
       const final = await board.list();
       const byId = new Map(final.map((task) => [task.id, task]));
@@ -119,7 +125,7 @@ describe("PostgresTaskStore sharing", () => {
     await board.import(dependentTasks(150));
     try {
       // Short leases so the test is quick; every wait below is for an event (a printed line, an exit).
-      const outcome = await drainWithKilledWorkers({ store: TEST_DATABASE_URL, boardId, workers: 5, killed: 2, leaseMs: 400, heartbeatMs: 80 });
+      const outcome = await drainWithKilledWorkers({ store: schema.url, boardId, workers: 5, killed: 2, leaseMs: 400, heartbeatMs: 80 });
       expect(outcome.killed).toHaveLength(2);
       expect(outcome.survivors).toHaveLength(3);
       expect(killedWorkersCheck(outcome, await board.list())).toEqual({ tasks: 150, stranded: [], completedTwice: [], neverCompleted: [], notTakenBack: [] });

@@ -1,9 +1,14 @@
 import pg from "pg";
-import { applyChange, blockerGraph, checkReservedId, idRange, normalizeImport, removeTask, sortIds, unknownTaskError } from "../planning/tasks/task-graph.js";
-import { leaseDuration, TaskLeaseError, type ClaimedTask, type ClaimOptions, type FencedWrite, type TaskClaim, type TaskLease } from "../planning/tasks/task-lease.js";
-import type { TaskStore, TaskStoreState } from "../planning/tasks/task-store.js";
-import { countByState, isTaskId, newTask, TaskRuleError, type Task, type TaskBoardChange, type TaskChange, type TaskDraft, type TaskImport, type TaskState } from "../planning/tasks/task.js";
-import { createSchemaIfMissing } from "./postgres-transaction.js";
+import { applyChange, checkReservedId, idRange, normalizeImport, openBlockers, removeTask, sortIds, unknownTaskError } from "../planning/tasks/task-graph.js";
+import { leaseDuration, TaskLeaseError, type ClaimOptions, type FencedWrite, type TaskClaim, type TaskLease } from "../planning/tasks/task-lease.js";
+import { matchingFromCounts, type TaskCounts, type TaskListFilter, type TaskListPage } from "../planning/tasks/task-list-view.js";
+import { boardSummaries, type CompleteAndClaim, type TaskBoardSummary, type TaskStore, type TaskStoreState } from "../planning/tasks/task-store.js";
+import { isTaskId, newTask, TaskRuleError, type Task, type TaskBoardChange, type TaskChange, type TaskDraft, type TaskImport, type TaskState } from "../planning/tasks/task.js";
+import type { PostgresPool } from "./postgres-pool.js";
+import { MAX_NOTIFICATION_PAYLOAD, NotificationOutbox } from "./postgres-notification-outbox.js";
+import { ensureTaskSchema, HAS_EXTERNAL_ID, IS_ASSIGNED, IS_READY } from "./postgres-task-schema.js";
+import { TASK_COUNTS, taskViewQuery } from "./postgres-task-view.js";
+import { pgPool } from "./postgres-transaction.js";
 
 type TaskRow = {
   id: string;
@@ -20,14 +25,19 @@ type TaskRow = {
 /** A locked row, with what a fenced write checks. */
 type LockedRow = TaskRow & { lease_token: string; lease_live: boolean | null; db_now: Date };
 
-/** A task row as row_to_json writes it: bigint ids as JSON numbers. */
-type JsonTaskRow = Omit<TaskRow, "id" | "blocks" | "blocked_by"> & { id: number; blocks: number[]; blocked_by: number[] };
+/** completeAndClaim's answer: the claim's, with the completed task as to_jsonb writes it (bigints as numbers), or when it was refused. */
+type CompleteRow = ClaimRow & {
+  completed: (Omit<TaskRow, "id" | "blocks" | "blocked_by"> & { id: number; blocks: number[]; blocked_by: number[] }) | null;
+  db_now: Date | null;
+};
 
-type UpdateRow = { task: JsonTaskRow | null; found: boolean; db_now: Date };
+/** A single-row update's answer: the task after it, or (when nothing changed) whether the task exists and the database's time. */
+type UpdateRow = Partial<TaskRow> & { found: boolean | null; db_now: Date | null };
 
-type ClaimRow = {
-  claimed: (JsonTaskRow & { lease_token: number; expires_ms: number }) | null;
-  expired: { taskId: string; owner: string | null; token: number; expiresMs: number }[];
+type ClaimRow = Partial<TaskRow> & {
+  lease_token: string | null;
+  expires_ms: number | null;
+  expired: { taskId: string; owner: string | null; token: number; expiresMs: number }[] | null;
   released: string[] | null;
 };
 
@@ -35,7 +45,7 @@ export type PostgresTaskStoreOptions = {
   /** Which board of the shared database; letters, digits, "_", "-", ".", ":" (at most 48). */
   boardId: string;
   /** A pool to share with the rest of the application; otherwise one is made from `connectionString` (or the PG* variables). */
-  pool?: pg.Pool;
+  pool?: PostgresPool;
   connectionString?: string;
 };
 
@@ -51,72 +61,47 @@ export type TaskBoardSubscription = {
 
 const BOARD_ID = /^[A-Za-z0-9_.:-]{1,48}$/;
 // How long committed changes wait to share one NOTIFY.
-const NOTIFY_BATCH_MS = 10;
-// A NOTIFY payload must stay under 8,000 bytes.
-const MAX_PAYLOAD = 7_500;
+const NOTIFY_BATCH_MS = 50;
 // Deadlock and serialization failures roll the whole change back, so it is safe to run it again.
 const RETRYABLE = new Set(["40P01", "40001"]);
 const ATTEMPTS = 3;
-// Serializes table creation when many processes start on a fresh database at once.
-const SCHEMA_LOCK = 7_311_004;
-const SCHEMA = `
-  CREATE TABLE IF NOT EXISTS stepwise_task_boards (
-    board_id text PRIMARY KEY,
-    next_id bigint NOT NULL
-  );
-  CREATE TABLE IF NOT EXISTS stepwise_tasks (
-    board_id text NOT NULL REFERENCES stepwise_task_boards (board_id) ON DELETE CASCADE,
-    id bigint NOT NULL,
-    subject text NOT NULL,
-    description text NOT NULL,
-    state text NOT NULL CHECK (state IN ('pending', 'in_progress', 'completed')),
-    owner text,
-    blocks bigint[] NOT NULL DEFAULT '{}',
-    blocked_by bigint[] NOT NULL DEFAULT '{}',
-    metadata jsonb NOT NULL DEFAULT '{}',
-    created_at text NOT NULL,
-    PRIMARY KEY (board_id, id)
-  );
-  CREATE INDEX IF NOT EXISTS stepwise_tasks_pending ON stepwise_tasks (board_id, id) WHERE state = 'pending';
-  -- Leases: the claim that last held the task (numbered from one sequence, so never reused) and,
-  -- while that lease is live, when it ends by the database's clock.
-  CREATE SEQUENCE IF NOT EXISTS stepwise_task_lease_tokens;
-  ALTER TABLE stepwise_tasks ADD COLUMN IF NOT EXISTS lease_token bigint NOT NULL DEFAULT 0;
-  ALTER TABLE stepwise_tasks ADD COLUMN IF NOT EXISTS lease_expires_at timestamptz;
-  CREATE INDEX IF NOT EXISTS stepwise_tasks_leased ON stepwise_tasks (board_id, lease_expires_at) WHERE state = 'in_progress';
-`;
-// The last object SCHEMA creates: when it exists, a database needs no schema work (which would lock live tables).
-const SCHEMA_MARKER = "stepwise_tasks_leased";
 
 const COLUMNS = "id, subject, description, state, owner, blocks, blocked_by, metadata, created_at";
+const T_COLUMNS = COLUMNS.split(", ").map((column) => `t.${column}`).join(", ");
+
+/**
+ * A write fenced by a lease: the row is still in progress under that token, and the lease has not
+ * run out. Written as a CASE so that the planner cannot read `state = 'in_progress'` out of it and
+ * reach the row through the lease index (reading every task in progress on the board) instead of by
+ * its key. `token` is the parameter holding the lease token.
+ */
+const LEASE_HELD = (token: string) => `CASE WHEN state = 'in_progress' AND lease_token = ${token} AND lease_expires_at > now() THEN true ELSE false END`;
 
 /** A timestamptz as milliseconds since 1970, a JSON number. */
 const EPOCH_MS = (column: string) => `(extract(epoch FROM ${column}) * 1000)::float8`;
 
-// Whether task t waits on a task not yet completed (a deleted blocker counts as done): one lookup by
-// primary key per blocker. Written so, the planner cannot turn it into a join over the whole board,
-// which it would when its statistics still say a board just filled is small. $1 is the board.
-const OPEN_BLOCKERS = `EXISTS (
-  SELECT 1 FROM unnest(t.blocked_by) AS blocker (id)
-  WHERE (SELECT b.state FROM stepwise_tasks b WHERE b.board_id = $1 AND b.id = blocker.id) <> 'completed')`;
-
-// One statement, so one atomic step by one clock (now() is the statement's start): lock the lowest
-// free row, a pending one or one whose lease expired (skipping rows another claimer holds), return
-// every other expired task to pending, claim the chosen row under a new lease, and announce both on
-// commit. Rows are reached by key (= ANY, = (subquery)), never by a join the planner could turn
-// into a scan of the board. $1 board, $2 owner, $3 lease in ms.
-const CLAIM = `
-  WITH pending_pick AS (
-    SELECT t.id FROM stepwise_tasks t
-    WHERE t.board_id = $1 AND t.state = 'pending' AND (t.owner IS NULL OR t.owner = $2) AND NOT ${OPEN_BLOCKERS}
-    ORDER BY t.id LIMIT 1
-    FOR UPDATE OF t SKIP LOCKED
-  ), expired AS (
-    SELECT t.id, t.owner, t.lease_token, t.lease_expires_at, NOT ${OPEN_BLOCKERS} AS free FROM stepwise_tasks t
+// One statement, so one atomic step by one clock (now() is the statement's start), and one round
+// trip: lock the lowest free row (through the ready index, or the assigned one for a task given to
+// this owner) or one whose lease expired, skipping rows another claimer holds; return every other
+// expired task to pending; claim the chosen row under the next lease of that task. Each row is
+// reached by key or by its own partial index, so the cost does not grow with the board, however
+// much of it waits. $1 board, $2 owner, $3 lease in ms. A step that does more (COMPLETE_AND_CLAIM)
+// puts CTEs `before` and `after` these, more candidate ids in `candidates`, more to set on the
+// claimed row in `claimedBlockers`, and more columns in `select`.
+function claimStatement(step: { before?: string; candidates?: string; claimedBlockers?: string; after?: string; select?: string } = {}): string {
+  return `
+  WITH ${step.before ?? ""}expired AS (
+    SELECT t.id, t.owner, t.lease_token, t.lease_expires_at, t.open_blockers FROM stepwise_tasks t
     WHERE t.board_id = $1 AND t.state = 'in_progress' AND t.lease_expires_at <= now()
     FOR UPDATE OF t SKIP LOCKED
+  ), ready_pick AS (
+    SELECT id FROM stepwise_tasks WHERE board_id = $1 AND ${IS_READY} ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED
+  ), assigned_pick AS (
+    SELECT id FROM stepwise_tasks WHERE board_id = $1 AND owner = $2 AND ${IS_ASSIGNED} ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED
   ), picked AS (
-    SELECT id FROM (SELECT id FROM pending_pick UNION ALL SELECT id FROM expired WHERE free) p ORDER BY id LIMIT 1
+    SELECT id FROM (
+      SELECT id FROM ready_pick UNION ALL SELECT id FROM assigned_pick UNION ALL SELECT id FROM expired WHERE open_blockers = 0${step.candidates ?? ""}
+    ) p ORDER BY id LIMIT 1
   ), released AS (
     UPDATE stepwise_tasks t SET state = 'pending', owner = NULL, lease_expires_at = NULL
     -- The lease conditions again (true of every expired row, which is locked) so the row is found
@@ -125,35 +110,100 @@ const CLAIM = `
       AND t.id = ANY (ARRAY (SELECT id FROM expired)) AND t.id IS DISTINCT FROM (SELECT id FROM picked)
     RETURNING t.id
   ), claimed AS (
-    UPDATE stepwise_tasks t SET state = 'in_progress', owner = $2, lease_token = nextval('stepwise_task_lease_tokens'),
-      lease_expires_at = now() + $3 * interval '1 millisecond'
+    UPDATE stepwise_tasks t SET state = 'in_progress', owner = $2, lease_token = t.lease_token + 1,
+      lease_expires_at = now() + $3 * interval '1 millisecond'${step.claimedBlockers ?? ""}
     WHERE t.board_id = $1 AND t.id = (SELECT id FROM picked)
-    RETURNING t.${COLUMNS.split(", ").join(", t.")}, t.lease_token, ${EPOCH_MS("t.lease_expires_at")} AS expires_ms
-  )
-  SELECT
-    (SELECT row_to_json(c) FROM claimed c) AS claimed,
+    RETURNING ${T_COLUMNS}, t.lease_token, ${EPOCH_MS("t.lease_expires_at")} AS expires_ms
+  )${step.after ?? ""}
+  SELECT c.*,
     -- Every expired lease ended here: its task was either released or claimed again.
-    (SELECT coalesce(json_agg(json_build_object('taskId', id::text, 'owner', owner, 'token', lease_token,
-       'expiresMs', ${EPOCH_MS("lease_expires_at")}) ORDER BY id), '[]') FROM expired) AS expired,
-    (SELECT json_agg(id::text ORDER BY id) FROM released) AS released`;
+    (SELECT json_agg(json_build_object('taskId', id::text, 'owner', owner, 'token', lease_token,
+       'expiresMs', ${EPOCH_MS("lease_expires_at")}) ORDER BY id) FROM expired) AS expired,
+    (SELECT json_agg(id::text ORDER BY id) FROM released) AS released${step.select ?? ""}
+  FROM (SELECT 1) AS one LEFT JOIN claimed c ON true`;
+}
+const CLAIM = claimStatement();
 
-const UPDATE_ONE = `
-  WITH changed AS (
+// The new metadata of a change: merged key by key ($patch), with the keys in $drop deleted.
+const MERGED_METADATA = (patch: string, drop: string) =>
+  `CASE WHEN ${patch}::jsonb = '{}' AND cardinality(${drop}::text[]) = 0 THEN t.metadata ELSE (t.metadata || ${patch}::jsonb) - ${drop}::text[] END`;
+
+// completeAndClaim: the fenced completion of task $4 under lease token $7 (metadata merged with $5,
+// keys in $6 deleted) and the tasks it blocked counted down, then the claim of claimStatement, in
+// which a task this completion frees competes too (`freed`: its last open blocker was the task just
+// completed; the claim then counts it down itself, as one statement may change a row only once).
+// When the completion was refused, `db_now` says when, for the TaskLeaseError.
+const COMPLETE_AND_CLAIM = claimStatement({
+  before: `done AS (
+    UPDATE stepwise_tasks t SET state = 'completed', lease_expires_at = NULL, metadata = ${MERGED_METADATA("$5", "$6")}
+    WHERE t.board_id = $1 AND t.id = $4 AND ${LEASE_HELD("$7")}
+    RETURNING ${T_COLUMNS}
+  ), freed AS (
+    -- The ids as one array value and no ORDER BY … LIMIT, so that the rows are reached by key, never
+    -- by a walk over the waiting tasks in id order. These rows are locked and counted down anyway.
+    SELECT d.id FROM stepwise_tasks d
+    WHERE d.board_id = $1 AND d.id = ANY ((SELECT blocks FROM done)::bigint[])
+      AND d.state = 'pending' AND d.open_blockers = 1 AND (d.owner IS NULL OR d.owner = $2)
+    FOR UPDATE OF d SKIP LOCKED
+  ), `,
+  candidates: " UNION ALL SELECT id FROM freed",
+  claimedBlockers: ", open_blockers = t.open_blockers - CASE WHEN t.id IN (SELECT id FROM freed) THEN 1 ELSE 0 END",
+  after: `, counted AS (
+    UPDATE stepwise_tasks d SET open_blockers = d.open_blockers - 1
+    WHERE d.board_id = $1 AND d.id = ANY ((SELECT blocks FROM done)::bigint[]) AND d.id IS DISTINCT FROM (SELECT id FROM picked)
+  )`,
+  select: `,
+    (SELECT to_jsonb(done) FROM done) AS completed,
+    CASE WHEN NOT EXISTS (SELECT 1 FROM done) THEN now() END AS db_now`,
+});
+
+/**
+ * A change to one task that adds no edge, as one statement: check the fence, apply the change as
+ * applyChange would (fields replaced, metadata merged with null deleting a key, the lease dropped
+ * once not in progress), and when the task starts or stops being completed, count its dependents'
+ * open blockers down or up. A fenced write (`fenced`, $10 the lease token) knows the task was in
+ * progress; any other locks the row first to read the state it changes from.
+ */
+function updateOne(fenced: boolean): string {
+  const before = fenced ? "" : `old AS (SELECT t.state FROM stepwise_tasks t WHERE t.board_id = $1 AND t.id = $2 FOR UPDATE), `;
+  return `
+  WITH ${before}changed AS (
     UPDATE stepwise_tasks t SET
       subject = coalesce($3, t.subject),
       description = coalesce($4, t.description),
       state = coalesce($5, t.state),
       owner = CASE WHEN $6::boolean THEN $7 ELSE t.owner END,
-      metadata = (t.metadata || $8::jsonb) - $9::text[],
+      metadata = ${MERGED_METADATA("$8", "$9")},
       lease_expires_at = CASE WHEN coalesce($5, t.state) = 'in_progress' THEN t.lease_expires_at END
+    ${fenced ? "" : "FROM old"}
     WHERE t.board_id = $1 AND t.id = $2
-      AND ($10::bigint IS NULL OR (t.state = 'in_progress' AND t.lease_token = $10 AND t.lease_expires_at > now()))
-    RETURNING t.${COLUMNS.split(", ").join(", t.")}
+      ${fenced ? `AND ${LEASE_HELD("$10")}` : ""}
+    RETURNING ${T_COLUMNS}, ${fenced ? "'in_progress'::text" : "old.state"} AS old_state
+  ), counted AS (
+    -- The ids as one array value, so that the rows are reached by key.
+    UPDATE stepwise_tasks d SET open_blockers = d.open_blockers + (SELECT CASE WHEN state = 'completed' THEN -1 ELSE 1 END FROM changed)
+    WHERE d.board_id = $1 AND d.id = ANY ((SELECT blocks FROM changed WHERE (state = 'completed') <> (old_state = 'completed'))::bigint[])
   )
-  SELECT
-    (SELECT row_to_json(c) FROM changed c) AS task,
-    EXISTS (SELECT 1 FROM stepwise_tasks WHERE board_id = $1 AND id = $2) AS found,
-    now() AS db_now`;
+  SELECT c.*,
+    CASE WHEN c.id IS NULL THEN EXISTS (SELECT 1 FROM stepwise_tasks WHERE board_id = $1 AND id = $2) END AS found,
+    CASE WHEN c.id IS NULL THEN now() END AS db_now
+  FROM (SELECT 1) AS one LEFT JOIN changed c ON true`;
+}
+const UPDATE_ONE = updateOne(false);
+const UPDATE_FENCED = updateOne(true);
+
+/** Every board in the database, by id, with its task counts; reading creates nothing (a database no board was made in has none). */
+export async function postgresTaskBoards(given: PostgresPool): Promise<TaskBoardSummary[]> {
+  const pool = pgPool(given);
+  const present = await pool.query<{ present: boolean }>("SELECT to_regclass('stepwise_tasks') IS NOT NULL AS present");
+  if (!present.rows[0]?.present) return [];
+  const { rows } = await pool.query<{ board: string; state: TaskState | null; n: string }>(
+    `SELECT b.board_id AS board, t.state AS state, count(t.id) AS n
+     FROM stepwise_task_boards b LEFT JOIN stepwise_tasks t ON t.board_id = b.board_id
+     GROUP BY b.board_id, t.state ORDER BY b.board_id`,
+  );
+  return boardSummaries(rows);
+}
 
 /**
  * One task board shared through PostgreSQL by agents in many processes and machines. Many boards
@@ -162,8 +212,11 @@ const UPDATE_ONE = `
  * board's channel (see `subscribe`).
  *
  * Lock order, which keeps changes from deadlocking: the board row first, then task rows in id order.
- * A change that touches more than one task holds the board row; one that touches a single task
- * (plain update, claim) holds only that row and waits on nothing after taking it.
+ * A change of edges or a delete holds the board row. A claim takes only rows no one holds (SKIP
+ * LOCKED); a change of one task takes its row, and when the task starts or stops being completed,
+ * then the rows of the tasks it blocks: a task always before the tasks waiting on it, so these waits
+ * follow the dependencies, which never loop. Where the two orders could still cross, PostgreSQL's
+ * deadlock detection rolls one change back, and it is run again.
  */
 export class PostgresTaskStore implements TaskStore {
   readonly boardId: string;
@@ -175,10 +228,8 @@ export class PostgresTaskStore implements TaskStore {
   #closing: Promise<void> | undefined;
   /** Changes of transactions still open, by connection. */
   readonly #uncommitted = new Map<pg.PoolClient, TaskBoardChange[]>();
-  /** Committed changes waiting for the next NOTIFY. */
-  readonly #outbox: TaskBoardChange[] = [];
-  #flushTimer: ReturnType<typeof setTimeout> | undefined;
-  #flushing: Promise<void> = Promise.resolve();
+  /** Announces committed changes on `channel`. */
+  readonly #outbox: NotificationOutbox;
 
   constructor(opts: PostgresTaskStoreOptions) {
     if (!BOARD_ID.test(opts.boardId)) {
@@ -186,8 +237,9 @@ export class PostgresTaskStore implements TaskStore {
     }
     this.boardId = opts.boardId;
     this.channel = `stepwise_tasks:${opts.boardId}`;
-    this.#pool = opts.pool ?? new pg.Pool(opts.connectionString ? { connectionString: opts.connectionString } : {});
+    this.#pool = (opts.pool ? pgPool(opts.pool) : undefined) ?? new pg.Pool(opts.connectionString ? { connectionString: opts.connectionString } : {});
     this.#ownsPool = !opts.pool;
+    this.#outbox = new NotificationOutbox(this.#pool, this.channel, NOTIFY_BATCH_MS);
     // pg emits 'error' when an idle connection drops (a server restart, say), and an unheard 'error'
     // ends the process. The pool has already discarded that connection; the next query opens another.
     if (this.#ownsPool) this.#pool.on("error", () => undefined);
@@ -207,14 +259,47 @@ export class PostgresTaskStore implements TaskStore {
   }
 
   async counts(): Promise<Record<TaskState, number>> {
-    await this.#init();
-    const { rows } = await this.#pool.query<{ state: TaskState; n: number }>(
-      "SELECT state, count(*)::int AS n FROM stepwise_tasks WHERE board_id = $1 GROUP BY state",
-      [this.boardId],
-    );
-    const counts = countByState([]);
-    for (const row of rows) counts[row.state] = row.n;
+    const { ready: _ready, ...counts } = await this.#counts();
     return counts;
+  }
+
+  /** Counts by index: the board's task count is kept on its row, the rest counted in their own partial indexes. */
+  async #counts(): Promise<TaskCounts> {
+    await this.#init();
+    const { rows } = await this.#pool.query<{ total: number; in_progress: number; completed: number; ready: number }>({
+      name: "stepwise-task-counts",
+      text: TASK_COUNTS,
+      values: [this.boardId],
+    });
+    const row = rows[0] ?? { total: 0, in_progress: 0, completed: 0, ready: 0 };
+    return { pending: row.total - row.in_progress - row.completed, in_progress: row.in_progress, completed: row.completed, ready: row.ready };
+  }
+
+  async listView(filter: TaskListFilter): Promise<TaskListPage> {
+    const counts = await this.#counts();
+    const view = taskViewQuery(this.boardId, filter, COLUMNS);
+    const { rows } = await this.#pool.query<TaskRow & { blocker_states: Record<string, TaskState> | null }>(view.page);
+    const blockerStates: Record<string, TaskState> = {};
+    for (const row of rows) Object.assign(blockerStates, row.blocker_states);
+    const matching = view.matching ? ((await this.#pool.query<{ n: number }>(view.matching)).rows[0]?.n ?? 0) : matchingFromCounts(counts, filter);
+    return { counts, matching, tasks: rows.map(fromRow), blockerStates };
+  }
+
+  async getMany(ids: readonly string[]): Promise<Task[]> {
+    const wanted = [...new Set(ids.filter(isTaskId))];
+    if (wanted.length === 0) return [];
+    await this.#init();
+    const { rows } = await this.#pool.query<TaskRow>(`SELECT ${COLUMNS} FROM stepwise_tasks WHERE board_id = $1 AND id = ANY ($2::bigint[]) ORDER BY id`, [this.boardId, wanted]);
+    return rows.map(fromRow);
+  }
+
+  async withExternalId(externalId: string): Promise<Task[]> {
+    await this.#init();
+    const { rows } = await this.#pool.query<TaskRow>(
+      `SELECT ${COLUMNS} FROM stepwise_tasks WHERE board_id = $1 AND ${HAS_EXTERNAL_ID} AND metadata ->> 'externalId' = $2 ORDER BY id`,
+      [this.boardId, externalId],
+    );
+    return rows.map(fromRow);
   }
 
   async create(draft: TaskDraft, opts: { id?: string } = {}): Promise<Task> {
@@ -254,26 +339,23 @@ export class PostgresTaskStore implements TaskStore {
     if (named.length === 0) return this.#updateOne(id, change, opts);
     return this.#transaction(async (client) => {
       // Edge changes take the board lock so two of them can never close a cycle together.
-      if (named.length > 0) await this.#lockBoard(client);
+      await this.#lockBoard(client);
       const { tasks, rows } = await this.#lockTasks(client, [id, ...named]);
       if (!tasks.has(id)) throw unknownTaskError(id, await this.#ids(client));
       if (opts.lease) checkFence(rows.get(id) as LockedRow, opts.lease);
-      const graph = named.length > 0 ? await this.#graph(client) : blockerGraph(tasks.values());
-      const changed = applyChange(tasks, graph, id, change);
+      const before = new Map([...tasks].map(([key, task]) => [key, { state: task.state, blocks: task.blocks, blockedBy: task.blockedBy }]));
+      const changed = applyChange(tasks, await this.#graph(client), id, change);
       for (const changedId of changed) await saveTask(client, this.boardId, tasks.get(changedId) as Task);
+      await this.#countBlockers(client, openBlockerDeltas(before, tasks));
       await this.#notify(client, "updated", changed);
       return tasks.get(id) as Task;
     });
   }
 
-  /**
-   * A change that adds no edge touches one row, so it is one statement (one round trip, no explicit
-   * transaction): check the fence, apply the change as applyChange would (fields replaced, metadata
-   * merged with null deleting a key, the lease dropped once not in progress), and announce it.
-   */
+  /** One statement for a change that adds no edge (see updateOne): one round trip, no explicit transaction. */
   async #updateOne(id: string, change: TaskChange, opts: FencedWrite): Promise<Task> {
     await this.#init();
-    const patch = Object.entries(change.metadata ?? {});
+    const patch = metadataPatch(change.metadata);
     const values = [
       this.boardId,
       isTaskId(id) ? id : "0",
@@ -282,20 +364,21 @@ export class PostgresTaskStore implements TaskStore {
       change.state ?? null,
       change.owner !== undefined,
       change.owner ?? null,
-      JSON.stringify(Object.fromEntries(patch.filter(([, value]) => value !== null))),
-      patch.filter(([, value]) => value === null).map(([key]) => key),
-      opts.lease?.token ?? null,
+      patch.merge,
+      patch.drop,
+      ...(opts.lease ? [opts.lease.token] : []),
     ];
-    const { rows } = await retryConflicts(() => this.#pool.query<UpdateRow>({ name: "stepwise-task-update", text: UPDATE_ONE, values }));
+    const query = opts.lease ? { name: "stepwise-task-update-fenced", text: UPDATE_FENCED, values } : { name: "stepwise-task-update", text: UPDATE_ONE, values };
+    const { rows } = await retryConflicts(() => this.#pool.query<UpdateRow>(query));
     const row = rows[0] as UpdateRow;
-    if (row.task) {
-      this.#announce({ boardId: this.boardId, action: "updated", taskIds: [String(row.task.id)] });
-      return fromJsonRow(row.task);
+    if (row.id !== null && row.id !== undefined) {
+      this.#announce({ boardId: this.boardId, action: "updated", taskIds: [row.id] });
+      return fromRow(row as TaskRow);
     }
     // No row changed. Without a lease to check, the task was deleted by a writer this update waited
     // on; `found` reads the statement's snapshot, from before that delete, so it cannot tell.
     if (!row.found || !opts.lease) throw unknownTaskError(id, await this.#allIds());
-    throw new TaskLeaseError(opts.lease, row.db_now.toISOString());
+    throw new TaskLeaseError(opts.lease, (row.db_now as Date).toISOString());
   }
 
   async remove(id: string): Promise<void> {
@@ -306,11 +389,40 @@ export class PostgresTaskStore implements TaskStore {
       const edges = await this.#neighbours(client, id);
       if (!edges) throw unknownTaskError(id, await this.#ids(client));
       const { tasks } = await this.#lockTasks(client, [id, ...edges]);
+      const removed = tasks.get(id) as Task;
       const neighbours = removeTask(tasks, id);
-      await client.query("DELETE FROM stepwise_tasks WHERE board_id = $1 AND id = $2", [this.boardId, id]);
+      await this.#deleteRows(client, "AND id = $2", [id]);
       for (const neighbour of neighbours) await saveTask(client, this.boardId, tasks.get(neighbour) as Task);
+      // A deleted blocker counts as done.
+      if (removed.state !== "completed") await this.#countBlockers(client, new Map(removed.blocks.map((blocked) => [blocked, -1])));
       await this.#notify(client, "deleted", [id, ...neighbours]);
     });
+  }
+
+  /** Adds each task's difference to its count of open blockers. */
+  async #countBlockers(client: pg.PoolClient, deltas: ReadonlyMap<string, number>): Promise<void> {
+    const changed = [...deltas].filter(([, delta]) => delta !== 0);
+    if (changed.length === 0) return;
+    await client.query(
+      `UPDATE stepwise_tasks t SET open_blockers = t.open_blockers + d.delta FROM unnest($2::bigint[], $3::int[]) AS d (id, delta)
+       WHERE t.board_id = $1 AND t.id = d.id`,
+      [this.boardId, changed.map(([taskId]) => taskId), changed.map(([, delta]) => delta)],
+    );
+  }
+
+  /**
+   * Deletes the board's rows that `where` picks (after `board_id = $1`), keeping the board's task
+   * count, and raising its lease floor to their highest lease token so that an id imported again
+   * never hands out one of their tokens twice.
+   */
+  async #deleteRows(client: pg.PoolClient, where: string, values: unknown[]): Promise<void> {
+    await client.query(
+      `WITH gone AS (DELETE FROM stepwise_tasks WHERE board_id = $1 ${where} RETURNING lease_token)
+       UPDATE stepwise_task_boards SET task_count = task_count - (SELECT count(*) FROM gone),
+         lease_floor = GREATEST(lease_floor, (SELECT max(lease_token) FROM gone))
+       WHERE board_id = $1`,
+      [this.boardId, ...values],
+    );
   }
 
   async claimNext(owner: string, opts: ClaimOptions = {}): Promise<TaskClaim> {
@@ -319,11 +431,32 @@ export class PostgresTaskStore implements TaskStore {
     const { rows } = await retryConflicts(() =>
       this.#pool.query<ClaimRow>({ name: "stepwise-task-claim", text: CLAIM, values: [this.boardId, owner, leaseMs] }),
     );
-    const row = rows[0] as ClaimRow;
+    return this.#claimed(rows[0] as ClaimRow);
+  }
+
+  /** The claim a claim statement's row describes, announced. */
+  #claimed(row: ClaimRow): TaskClaim {
     if (row.released) this.#announce({ boardId: this.boardId, action: "released", taskIds: row.released });
-    if (row.claimed) this.#announce({ boardId: this.boardId, action: "claimed", taskIds: [String(row.claimed.id)] });
-    const expired = row.expired.map((lease) => ({ taskId: lease.taskId, owner: lease.owner ?? "", token: lease.token, expiresAt: isoTime(lease.expiresMs) }));
-    return { task: row.claimed ? claimedTask(row.claimed) : undefined, expired };
+    const expired = (row.expired ?? []).map((lease) => ({ taskId: lease.taskId, owner: lease.owner ?? "", token: lease.token, expiresAt: isoTime(lease.expiresMs) }));
+    if (row.id === null || row.id === undefined) return { task: undefined, expired };
+    this.#announce({ boardId: this.boardId, action: "claimed", taskIds: [row.id] });
+    const task = fromRow(row as TaskRow);
+    return { task: { ...task, lease: { taskId: task.id, owner: task.owner ?? "", token: Number(row.lease_token), expiresAt: isoTime(row.expires_ms as number) } }, expired };
+  }
+
+  async completeAndClaim(lease: TaskLease, metadata: Record<string, unknown> | undefined, owner: string, opts: ClaimOptions = {}): Promise<CompleteAndClaim> {
+    const leaseMs = leaseDuration(opts.leaseMs);
+    await this.#init();
+    const patch = metadataPatch(metadata);
+    const values = [this.boardId, owner, leaseMs, isTaskId(lease.taskId) ? lease.taskId : "0", patch.merge, patch.drop, lease.token];
+    const { rows } = await retryConflicts(() => this.#pool.query<CompleteRow>({ name: "stepwise-task-complete-claim", text: COMPLETE_AND_CLAIM, values }));
+    const row = rows[0] as CompleteRow;
+    const done = row.completed;
+    if (done) this.#announce({ boardId: this.boardId, action: "updated", taskIds: [String(done.id)] });
+    const completed = done
+      ? fromRow({ ...done, id: String(done.id), blocks: done.blocks.map(String), blocked_by: done.blocked_by.map(String) })
+      : new TaskLeaseError(lease, (row.db_now as Date).toISOString());
+    return { completed, claim: this.#claimed(row) };
   }
 
   async renewLease(lease: TaskLease, leaseMs?: number): Promise<TaskLease> {
@@ -332,7 +465,7 @@ export class PostgresTaskStore implements TaskStore {
     const { rows } = await this.#pool.query<{ expires_ms: number | null; db_now: Date }>(
       `WITH renewed AS (
          UPDATE stepwise_tasks SET lease_expires_at = now() + $4 * interval '1 millisecond'
-         WHERE board_id = $1 AND id = $2 AND state = 'in_progress' AND lease_token = $3 AND lease_expires_at > now()
+         WHERE board_id = $1 AND id = $2 AND ${LEASE_HELD("$3")}
          RETURNING lease_expires_at)
        SELECT (SELECT ${EPOCH_MS("lease_expires_at")} FROM renewed) AS expires_ms, now() AS db_now`,
       [this.boardId, isTaskId(lease.taskId) ? lease.taskId : "0", lease.token, ms],
@@ -447,8 +580,7 @@ export class PostgresTaskStore implements TaskStore {
   /** Sends the changes not yet announced, then ends the store's own pool (a shared pool stays open); a second call is harmless. */
   close(): Promise<void> {
     this.#closing ??= (async () => {
-      if (this.#flushTimer) clearTimeout(this.#flushTimer);
-      await this.#flush();
+      await this.#outbox.flush();
       if (this.#ownsPool) await this.#pool.end();
     })();
     return this.#closing;
@@ -465,7 +597,7 @@ export class PostgresTaskStore implements TaskStore {
   async #open(): Promise<void> {
     // CREATE INDEX IF NOT EXISTS share-locks the tasks table even when the index is there, which
     // would stall (and, held while waiting on a board row, deadlock) the writers of a live board.
-    await createSchemaIfMissing(this.#pool, { lock: SCHEMA_LOCK, marker: SCHEMA_MARKER, ddl: SCHEMA });
+    await ensureTaskSchema(this.#pool);
     // A statement of its own: when another process is counting this board's row up, we wait for it
     // holding no lock that process needs.
     await this.#pool.query("INSERT INTO stepwise_task_boards (board_id, next_id) VALUES ($1, 1) ON CONFLICT DO NOTHING", [this.boardId]);
@@ -500,7 +632,7 @@ export class PostgresTaskStore implements TaskStore {
     return this.#transaction(async (client) => {
       const floor = await this.#lockBoard(client);
       const tasks = normalizeImport(imported, new Date().toISOString(), floor);
-      await client.query("DELETE FROM stepwise_tasks WHERE board_id = $1", [this.boardId]);
+      await this.#deleteRows(client, "", []);
       await insertTasks(client, this.boardId, tasks);
       const highest = tasks.reduce((max, task) => Math.max(max, Number(task.id)), 0);
       await client.query("UPDATE stepwise_task_boards SET next_id = GREATEST(next_id, $2) WHERE board_id = $1", [this.boardId, highest + 1]);
@@ -558,28 +690,12 @@ export class PostgresTaskStore implements TaskStore {
     this.#uncommitted.get(client)?.push({ boardId: this.boardId, action, taskIds: sortIds(taskIds) });
   }
 
-  /**
-   * Queues a committed change for the next NOTIFY. Sending a notification in the writing transaction
-   * would make every commit wait for the database-wide lock NOTIFY holds through its commit (and
-   * fsync), which serialized all writers; batched, one NOTIFY (its own short transaction) carries
-   * every change of the last few milliseconds, in commit order.
-   */
+  /** Queues a committed change for the next NOTIFY (see NotificationOutbox for why not in the transaction). */
   #announce(change: TaskBoardChange): void {
-    this.#outbox.push(change);
-    this.#flushTimer ??= setTimeout(() => void this.#flush(), NOTIFY_BATCH_MS);
-  }
-
-  #flush(): Promise<void> {
-    this.#flushTimer = undefined;
-    const changes = this.#outbox.splice(0);
-    const sending = this.#flushing.then(async () => {
-      for (const payload of notificationPayloads(changes)) {
-        // Best effort, as LISTEN/NOTIFY is: a lost announcement leaves the board itself intact.
-        await this.#pool.query("SELECT pg_notify($1, $2)", [this.channel, payload]).catch(() => undefined);
-      }
-    });
-    this.#flushing = sending;
-    return sending;
+    let text = JSON.stringify(change);
+    // A change too large for one notification still says what happened, without its ids.
+    if (Buffer.byteLength(text) + 2 > MAX_NOTIFICATION_PAYLOAD) text = JSON.stringify({ ...change, taskIds: [] });
+    this.#outbox.queue(text);
   }
 }
 
@@ -594,33 +710,31 @@ function isoTime(ms: number): string {
   return new Date(ms).toISOString();
 }
 
-function fromJsonRow(row: JsonTaskRow): Task {
-  return fromRow({ ...row, id: String(row.id), blocks: row.blocks.map(String), blocked_by: row.blocked_by.map(String) });
+/** A metadata change as the statements take it: the keys to merge (JSON) and the keys a null value deletes. */
+function metadataPatch(metadata: Record<string, unknown> | undefined): { merge: string; drop: string[] } {
+  const entries = Object.entries(metadata ?? {});
+  return { merge: JSON.stringify(Object.fromEntries(entries.filter(([, value]) => value !== null))), drop: entries.filter(([, value]) => value === null).map(([key]) => key) };
 }
 
-function claimedTask(row: NonNullable<ClaimRow["claimed"]>): ClaimedTask {
-  const task = fromJsonRow(row);
-  return { ...task, lease: { taskId: task.id, owner: task.owner ?? "", token: Number(row.lease_token), expiresAt: isoTime(row.expires_ms) } };
-}
+/** A task's state and edges before a change, as openBlockerDeltas compares them. */
+type Before = { state: TaskState; blocks: readonly string[]; blockedBy: readonly string[] };
 
-/** The changes as JSON arrays, in order, each under MAX_PAYLOAD bytes (a single oversized change gets its ids summarized away). */
-function notificationPayloads(changes: readonly TaskBoardChange[]): string[] {
-  const payloads: string[] = [];
-  let batch: string[] = [];
-  let size = 2;
-  for (const change of changes) {
-    let text = JSON.stringify(change);
-    if (text.length + 2 > MAX_PAYLOAD) text = JSON.stringify({ ...change, taskIds: [] });
-    if (size + text.length + 1 > MAX_PAYLOAD && batch.length > 0) {
-      payloads.push(`[${batch.join(",")}]`);
-      batch = [];
-      size = 2;
-    }
-    batch.push(text);
-    size += text.length + 1;
+/**
+ * What a change of locked tasks does to the counts of open blockers: a task that starts or stops
+ * being completed counts the tasks it blocked up or down, and a new edge counts its blocked task up
+ * while the blocker is not completed. Differences, not totals, so racing changes add up.
+ */
+function openBlockerDeltas(before: ReadonlyMap<string, Before>, after: ReadonlyMap<string, Task>): Map<string, number> {
+  const deltas = new Map<string, number>();
+  const add = (id: string, n: number) => deltas.set(id, (deltas.get(id) ?? 0) + n);
+  const open = (state: TaskState | undefined) => state !== undefined && state !== "completed";
+  for (const [id, task] of after) {
+    const old = before.get(id);
+    if (!old) continue;
+    if (open(old.state) !== open(task.state)) for (const blocked of old.blocks) add(blocked, open(task.state) ? 1 : -1);
+    for (const blocker of task.blockedBy) if (!old.blockedBy.includes(blocker) && open(after.get(blocker)?.state)) add(id, 1);
   }
-  if (batch.length > 0) payloads.push(`[${batch.join(",")}]`);
-  return payloads;
+  return deltas;
 }
 
 function toError(error: unknown): Error {
@@ -639,14 +753,23 @@ async function retryConflicts<T>(step: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * Inserts new rows with their counts of open blockers, lease tokens from the board's floor, and the
+ * board's task count raised to match, in one statement.
+ */
 async function insertTasks(client: pg.PoolClient, boardId: string, tasks: readonly Task[]): Promise<void> {
   if (tasks.length === 0) return;
+  const states = new Map(tasks.map((task) => [task.id, task.state]));
   await client.query(
-    `INSERT INTO stepwise_tasks (board_id, ${COLUMNS})
-     SELECT $1, r.id, r.subject, r.description, r.state, r.owner, r.blocks, r.blocked_by, r.metadata, r.created_at
-     FROM jsonb_to_recordset($2::jsonb) AS r (id bigint, subject text, description text, state text, owner text,
-       blocks bigint[], blocked_by bigint[], metadata jsonb, created_at text)`,
-    [boardId, JSON.stringify(tasks.map(toRecord))],
+    `WITH added AS (
+       INSERT INTO stepwise_tasks (board_id, ${COLUMNS}, open_blockers, lease_token)
+       SELECT $1, r.id, r.subject, r.description, r.state, r.owner, r.blocks, r.blocked_by, r.metadata, r.created_at, r.open_blockers,
+         (SELECT lease_floor FROM stepwise_task_boards WHERE board_id = $1)
+       FROM jsonb_to_recordset($2::jsonb) AS r (id bigint, subject text, description text, state text, owner text,
+         blocks bigint[], blocked_by bigint[], metadata jsonb, created_at text, open_blockers integer)
+       RETURNING 1)
+     UPDATE stepwise_task_boards SET task_count = task_count + (SELECT count(*) FROM added) WHERE board_id = $1`,
+    [boardId, JSON.stringify(tasks.map((task) => ({ ...toRecord(task), open_blockers: openBlockers(task, (id) => states.get(id)).length })))],
   );
 }
 

@@ -1,4 +1,10 @@
 import type pg from "pg";
+import type { PostgresPool } from "./postgres-pool.js";
+
+/** A pool a store was given, as node-postgres types it, for the store's own use. */
+export function pgPool(pool: PostgresPool): pg.Pool {
+  return pool as unknown as pg.Pool;
+}
 
 /** Runs `fn` in one transaction on a connection of its own: committed when it resolves, rolled back when it throws. */
 export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Agent } from "../core/agent.js";
 import { scriptedModel } from "../models/scripted.js";
 import { PlanNotebook } from "../planning/notebook/plan-notebook.js";
-import { SqlitePlanStorage } from "./sqlite-plan-storage.js";
+import { SqlitePlanStore } from "./sqlite-plan-store.js";
 
 /**
  * Guards the gap between a plan change and the agent's checkpoint: the storage commits with every
@@ -13,9 +13,9 @@ import { SqlitePlanStorage } from "./sqlite-plan-storage.js";
  * the storage holds, not on the older one (or none) the checkpoint names, or it plans twice.
  */
 let dir: string;
-const opened: SqlitePlanStorage[] = [];
+const opened: SqlitePlanStore[] = [];
 const open = (scope = "run") => {
-  const storage = new SqlitePlanStorage(join(dir, "plans.db"), { scope });
+  const storage = new SqlitePlanStore(join(dir, "plans.db"), { scope });
   opened.push(storage);
   return storage;
 };
@@ -24,7 +24,7 @@ beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), "stepwise-committed-plan-"));
 });
 afterEach(() => {
-  for (const storage of opened.splice(0)) storage.close();
+  for (const storage of opened.splice(0)) void storage.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -41,6 +41,7 @@ describe("a notebook restored from a checkpoint older than its storage", () => {
 
     const resumed = new PlanNotebook({ storage: open() });
     resumed.loadState(checkpoint);
+    await resumed.ready();
     expect(resumed.currentPlan?.name).toBe("Made after the checkpoint");
     expect(resumed.hint()).toContain("No subtask has started yet");
   });
@@ -54,14 +55,16 @@ describe("a notebook restored from a checkpoint older than its storage", () => {
 
     const resumed = new PlanNotebook({ storage: open() });
     resumed.loadState(checkpoint);
+    await resumed.ready();
     expect(resumed.currentPlan?.name).toBe("New");
     expect(resumed.currentPlan?.subtasks.map((s) => s.state)).toEqual(["done", "in_progress"]);
 
     await first.finishPlan("abandoned", "stopped");
     const afterFinish = new PlanNotebook({ storage: open() });
     afterFinish.loadState(checkpoint);
+    await afterFinish.ready();
     expect(afterFinish.currentPlan).toBeNull();
-    expect(afterFinish.historicalPlans().map((p) => [p.name, p.state])).toEqual([
+    expect((await afterFinish.historicalPlans()).map((p) => [p.name, p.state])).toEqual([
       ["Old", "abandoned"],
       ["New", "abandoned"],
     ]);
@@ -69,19 +72,21 @@ describe("a notebook restored from a checkpoint older than its storage", () => {
 
   it("goes on with its scope's current plan when opened without any checkpoint, and keeps scopes apart", async () => {
     await new PlanNotebook({ storage: open("a") }).createPlan({ name: "In scope a", description: "d", expectedOutcome: "o", subtasks });
-    expect(new PlanNotebook({ storage: open("a") }).currentPlan?.name).toBe("In scope a");
-    expect(new PlanNotebook({ storage: open("b") }).currentPlan).toBeNull();
+    const [a, b] = [new PlanNotebook({ storage: open("a") }), new PlanNotebook({ storage: open("b") })];
+    await Promise.all([a.ready(), b.ready()]);
+    expect(a.currentPlan?.name).toBe("In scope a");
+    expect(b.currentPlan).toBeNull();
   });
 
   it("commits the changed plans and the current plan together", async () => {
     const storage = open();
     const notebook = new PlanNotebook({ storage });
     await notebook.createPlan({ name: "P", description: "d", expectedOutcome: "o", subtasks });
-    expect(storage.currentPlanId()).toBe(notebook.currentPlan!.id);
-    expect(storage.get(notebook.currentPlan!.id)?.name).toBe("P");
+    expect(await storage.currentPlanId()).toBe(notebook.currentPlan!.id);
+    expect((await storage.get(notebook.currentPlan!.id))?.name).toBe("P");
     await notebook.finishPlan("abandoned", "no longer needed");
-    expect(storage.currentPlanId()).toBeNull();
-    expect(open("never-used").currentPlanId()).toBeUndefined();
+    expect(await storage.currentPlanId()).toBeNull();
+    expect(await open("never-used").currentPlanId()).toBeUndefined();
   });
 
   it("lets an agent resumed from a pre-plan checkpoint go on without a second create_plan", async () => {
@@ -100,6 +105,6 @@ describe("a notebook restored from a checkpoint older than its storage", () => {
     await resumed.continue();
     const hint = model.requests[0]!.messages.at(-1)!.content;
     expect(hint).toContain("# P");
-    expect(open().list()).toHaveLength(1);
+    expect(await open().list()).toHaveLength(1);
   });
 });

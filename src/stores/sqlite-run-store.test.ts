@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SqliteRunStore } from "./sqlite-run-store.js";
-import { describeRunStore } from "./test-support/run-store-suite.js";
+import * as vitest from "vitest";
+import { describeRunStore } from "../testing.js";
 
 describeRunStore("sqlite", async () => {
   const dir = mkdtempSync(join(tmpdir(), "stepwise-runs-"));
@@ -16,4 +17,4 @@ describeRunStore("sqlite", async () => {
       rmSync(dir, { recursive: true, force: true });
     },
   };
-});
+}, vitest);

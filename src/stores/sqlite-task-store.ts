@@ -12,9 +12,12 @@ import {
   type TaskClaim,
   type TaskLease,
 } from "../planning/tasks/task-lease.js";
-import type { TaskStore, TaskStoreState } from "../planning/tasks/task-store.js";
-import { cloneTask, countByState, newTask, TaskRuleError, type Task, type TaskChange, type TaskDraft, type TaskImport, type TaskState } from "../planning/tasks/task.js";
-import { openSqliteDatabase, type SqliteDatabase } from "./sqlite-database.js";
+import { boardSummaries, type TaskBoardSummary, type TaskStore, type TaskStoreState } from "../planning/tasks/task-store.js";
+import { matchingFromCounts, type TaskCounts, type TaskListFilter, type TaskListPage } from "../planning/tasks/task-list-view.js";
+import { cloneTask, isTaskId, newTask, TaskRuleError, type Task, type TaskChange, type TaskDraft, type TaskImport, type TaskState } from "../planning/tasks/task.js";
+import type { SqliteConnection } from "./sqlite-connection.js";
+import { openSqliteDatabase, sqliteDatabase, type SqliteDatabase } from "./sqlite-database.js";
+import { SQLITE_COUNTS, sqliteTaskView } from "./sqlite-task-view.js";
 
 type TaskRow = {
   id: number;
@@ -58,6 +61,22 @@ const ADDED_COLUMNS: { table: string; column: string; definition: string }[] = [
   { table: "stepwise_tasks", column: "lease_expires_at", definition: "INTEGER" },
 ];
 
+/** Every board in the file, by id, with its task counts; reading creates nothing (a file no board was made in has none). */
+export function sqliteTaskBoards(connection: SqliteConnection): TaskBoardSummary[] {
+  const db = sqliteDatabase(connection);
+  const tables = db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name IN ('stepwise_task_boards', 'stepwise_tasks')").get() as { n: number };
+  if (tables.n < 2) return [];
+  const rows = db
+    .prepare(
+      `SELECT boards.board_id AS board, t.state AS state, count(t.id) AS n
+       FROM (SELECT board_id FROM stepwise_task_boards UNION SELECT board_id FROM stepwise_tasks) AS boards
+       LEFT JOIN stepwise_tasks t ON t.board_id = boards.board_id
+       GROUP BY boards.board_id, t.state ORDER BY boards.board_id`,
+    )
+    .all() as { board: string; state: TaskState | null; n: number }[];
+  return boardSummaries(rows);
+}
+
 /**
  * The embedded default: tasks in one SQLite file (WAL), committed as each change happens, so the
  * board survives a restart and a killed process leaves the last committed state. Several boards
@@ -73,10 +92,10 @@ export class SqliteTaskStore implements TaskStore {
    * `now` is the clock leases are judged by (milliseconds, Date.now by default); processes sharing
    * the file share the machine's clock.
    */
-  constructor(opts: { path?: string; db?: SqliteDatabase; boardId?: string; now?: () => number }) {
+  constructor(opts: { path?: string; db?: SqliteConnection; boardId?: string; now?: () => number }) {
     if (!opts.db && !opts.path) throw new Error("SqliteTaskStore needs a file path (or an open database).");
     this.boardId = opts.boardId ?? "default";
-    this.#db = opts.db ?? openSqliteDatabase(opts.path as string);
+    this.#db = opts.db ? sqliteDatabase(opts.db) : openSqliteDatabase(opts.path as string);
     this.#ownsDb = !opts.db;
     this.#now = opts.now ?? Date.now;
     this.#write(() => {
@@ -99,8 +118,40 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   async counts(): Promise<Record<TaskState, number>> {
-    const rows = this.#db.prepare("SELECT state FROM stepwise_tasks WHERE board_id = ?").pluck().all(this.boardId) as TaskState[];
-    return countByState(rows);
+    const { ready: _ready, ...counts } = this.#counts();
+    return counts;
+  }
+
+  #counts(): TaskCounts {
+    const row = this.#db.prepare(SQLITE_COUNTS).get({ board: this.boardId }) as Record<keyof TaskCounts, number | null>;
+    return { pending: row.pending ?? 0, in_progress: row.in_progress ?? 0, completed: row.completed ?? 0, ready: row.ready ?? 0 };
+  }
+
+  /** The view in SQL (see sqlite-task-view.ts): the rows shown and their blockers' states, never the whole board. */
+  async listView(filter: TaskListFilter): Promise<TaskListPage> {
+    const counts = this.#counts();
+    const view = sqliteTaskView(filter);
+    const rows = this.#db.prepare(view.page).all({ board: this.boardId, limit: filter.limit, owner: filter.owner ?? null }) as (TaskRow & { blocker_states: string })[];
+    const blockerStates: Record<string, TaskState> = {};
+    for (const row of rows) Object.assign(blockerStates, JSON.parse(row.blocker_states) as Record<string, TaskState>);
+    const matching = view.matching
+      ? (this.#db.prepare(view.matching).pluck().get({ board: this.boardId, owner: filter.owner ?? null }) as number)
+      : matchingFromCounts(counts, filter);
+    return { counts, matching, tasks: rows.map(fromRow), blockerStates };
+  }
+
+  async getMany(ids: readonly string[]): Promise<Task[]> {
+    const rows = this.#db
+      .prepare("SELECT * FROM stepwise_tasks WHERE board_id = ? AND id IN (SELECT value FROM json_each(?)) ORDER BY id")
+      .all(this.boardId, JSON.stringify(ids.filter(isTaskId).map(Number))) as TaskRow[];
+    return rows.map(fromRow);
+  }
+
+  async withExternalId(externalId: string): Promise<Task[]> {
+    const rows = this.#db
+      .prepare("SELECT * FROM stepwise_tasks WHERE board_id = ? AND json_extract(metadata, '$.externalId') = ? ORDER BY id")
+      .all(this.boardId, externalId) as TaskRow[];
+    return rows.map(fromRow);
   }
 
   async create(draft: TaskDraft, opts: { id?: string } = {}): Promise<Task> {

@@ -3,12 +3,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MemoryTaskStore } from "../planning/tasks/memory-task-store.js";
 import { SqliteTaskStore } from "./sqlite-task-store.js";
-import { describeTaskStore } from "./test-support/task-store-suite.js";
+import * as vitest from "vitest";
+import { describeTaskStore } from "../testing.js";
 
 describeTaskStore("memory", async () => {
   const store = new MemoryTaskStore();
   return { store, reopen: async () => new MemoryTaskStore(), cleanup: async () => {} };
-});
+}, vitest);
 
 describeTaskStore("sqlite", async () => {
   const dir = mkdtempSync(join(tmpdir(), "stepwise-tasks-"));
@@ -22,4 +23,4 @@ describeTaskStore("sqlite", async () => {
       rmSync(dir, { recursive: true, force: true });
     },
   };
-});
+}, vitest);

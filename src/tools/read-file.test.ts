@@ -7,16 +7,16 @@ let workspace: TempWorkspace;
 afterEach(() => workspace.remove());
 
 describe("read_file", () => {
-  it("returns the file's lines numbered", async () => {
+  it("returns the file's lines numbered, and the file's text as its value", async () => {
     workspace = tempWorkspace({ "src/app.ts": "const a = 1;\nconst b = 2;\n" });
     const result = await workspace.tool("read_file").invoke({ path: "src/app.ts" });
-    expect(result).toEqual({ text: "1\tconst a = 1;\n2\tconst b = 2;", isError: false });
+    expect(result).toEqual({ text: "1\tconst a = 1;\n2\tconst b = 2;", isError: false, value: "const a = 1;\nconst b = 2;\n" });
   });
 
   it("starts at start_line", async () => {
     workspace = tempWorkspace({ "notes.md": "one\ntwo\nthree" });
     const result = await workspace.tool("read_file").invoke({ path: "notes.md", start_line: 2 });
-    expect(result.text).toBe("2\ttwo\n3\tthree");
+    expect(result).toEqual({ text: "2\ttwo\n3\tthree", isError: false, value: "two\nthree" });
   });
 
   it("cuts a long file with a notice naming the start_line to continue from", async () => {
@@ -28,13 +28,16 @@ describe("read_file", () => {
     const notice = /Truncated: showing lines 1-(\d+) of 50\. Call read_file with start_line (\d+)/.exec(first.text);
     expect(notice).not.toBeNull();
     expect(Number(notice?.[2])).toBe(Number(notice?.[1]) + 1);
+    // Its value is the same lines without their numbers, the notice kept: a copy of it says it was cut.
+    expect(first.value).toBe(first.text.replace(/^\d+\t/gm, ""));
+    expect(first.value).toMatch(/\n\[Truncated: showing lines 1-\d+ of 50\. [^\n]*\]$/);
     const next = await workspace.tool("read_file").invoke({ path: "long.txt", start_line: Number(notice?.[2]) });
     expect(next.text.startsWith(`${notice?.[2]}\tline number ${notice?.[2]}`)).toBe(true);
   });
 
   it("says an empty file is empty", async () => {
     workspace = tempWorkspace({ "empty.txt": "" });
-    expect(await workspace.tool("read_file").invoke({ path: "empty.txt" })).toEqual({ text: "empty.txt is empty.", isError: false });
+    expect(await workspace.tool("read_file").invoke({ path: "empty.txt" })).toEqual({ text: "empty.txt is empty.", isError: false, value: "" });
   });
 
   it("answers a missing file, a folder, a binary file and an oversized file with errors that say what to do", async () => {

@@ -79,9 +79,9 @@ describe("workspace confinement", () => {
     symlinkSync(path.join(workspace.root, "docs"), path.join(workspace.root, "docs-link"));
     const read = workspace.tool("read_file");
     for (const inside of ["inside.txt", "./inside.txt", "docs/../inside.txt", "docs\\..\\inside.txt", path.join(workspace.root, "inside.txt")]) {
-      expect(await read.invoke({ path: inside })).toEqual({ text: "1\tinside text", isError: false });
+      expect(await read.invoke({ path: inside })).toEqual({ text: "1\tinside text", isError: false, value: "inside text" });
     }
-    expect(await read.invoke({ path: "docs-link/guide.md" })).toEqual({ text: "1\tguide", isError: false });
+    expect(await read.invoke({ path: "docs-link/guide.md" })).toEqual({ text: "1\tguide", isError: false, value: "guide" });
     const write = await workspace.tool("write_file").invoke({ path: "docs-link/new.md", content: "ok" });
     expect(write.text).toBe("Wrote 2 bytes to docs/new.md (new file).");
     expect(workspace.read("docs/new.md")).toBe("ok");

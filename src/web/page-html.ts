@@ -1,5 +1,5 @@
 import { STRATEGIES } from "../runs/strategies.js";
-import { RUN_STATUSES } from "./run-filter.js";
+import { RUN_STATUSES } from "../stores/run-store.js";
 
 const options = (values: readonly string[]) => values.map((value) => `<option value="${value}">${value}</option>`).join("");
 
@@ -25,7 +25,7 @@ export const PAGE_HTML = `<!doctype html>
 </form>
 <nav id="runs" aria-label="Runs"><p class="empty">Loading runs…</p></nav>
 </div>
-<section id="run" aria-live="polite"><p class="empty">Start a run with <code>stepwise run "&lt;task&gt;"</code>; it shows up here.</p></section>
+<section id="run" aria-live="polite"><p class="empty">Loading…</p></section>
 </main>
 </body>
 </html>

@@ -4,8 +4,8 @@ import { fileURLToPath } from "node:url";
 /** The package's built files: from src/web (tests) and from dist/web alike, two folders up then dist/. */
 const DIST = new URL("../../dist/", import.meta.url);
 
-/** The compiled modules the browser may load: the page's own, and the one pure module they import. */
-const BROWSER_MODULE = /^\/assets\/((?:web\/page\/[a-z0-9-]+|models\/model-prices)\.js)$/;
+/** The compiled modules the browser may load: the page's own, and the pure modules they import. */
+const BROWSER_MODULE = /^\/assets\/((?:web\/page\/[a-z0-9-]+|models\/model-prices|runs\/durations)\.js)$/;
 
 /**
  * The page is a typed module (src/web/page/*.ts) that `npm run build` compiles with the package;

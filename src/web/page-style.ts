@@ -22,11 +22,12 @@ nav button { display: block; width: 100%; text-align: left; padding: .45rem .5re
 nav button:hover { background: var(--card); border-color: var(--line); }
 nav button[aria-current="true"] { background: var(--card); border-color: var(--progress); }
 nav .task { display: block; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+nav .figures { display: block; font-size: .8rem; } nav .figures code { font-size: .78rem; }
 #run { padding: 1rem 1.4rem; overflow-x: auto; min-width: 0; }
 .card { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: .8rem 1rem; margin-bottom: .8rem; }
 .badge { display: inline-block; font-size: .72rem; padding: .05rem .45rem; border-radius: 999px; color: #fff; background: var(--todo); }
-.badge.running { background: var(--progress); } .badge.finished { background: var(--done); }
-.badge.failed, .badge.aborted { background: var(--failed); } .badge.awaiting-approval { background: var(--wait); }
+.badge.running { background: var(--progress); } .badge.final { background: var(--done); }
+.badge.failed, .badge.aborted { background: var(--failed); } .badge.awaiting-user { background: var(--wait); }
 .badge.max-steps, .badge.no-answer { background: var(--abandoned); }
 ul.checklist { list-style: none; padding: 0; margin: 0; }
 ul.checklist li { padding: .2rem 0; display: flex; gap: .5rem; align-items: baseline; }
@@ -60,7 +61,8 @@ pre.error { color: var(--failed); }
 .key.tool, svg.timeline rect.tool { fill: var(--done); background: var(--done); }
 .key.error, svg.timeline rect.error { fill: var(--failed); background: var(--failed); }
 svg.timeline, svg.chart { display: block; max-width: 100%; height: auto; }
-svg.timeline rect { cursor: pointer; } svg.timeline rect.running { opacity: .55; }
+svg.timeline rect { cursor: pointer; } svg.timeline rect.running, .key.running { opacity: .55; } .key.running { background: var(--progress); }
+.key.interrupted, svg.timeline rect.interrupted { fill: var(--todo); background: var(--todo); stroke: var(--failed); stroke-dasharray: 3 2; outline: 1px dashed var(--failed); }
 svg.timeline rect:hover, svg.chart rect:hover { stroke: var(--fg); stroke-width: 1; }
 svg.timeline text, svg.chart text { fill: var(--muted); font-size: 11px; }
 svg.timeline .row-label { fill: var(--fg); }
@@ -88,5 +90,8 @@ button.action { padding: .3rem .8rem; border-radius: 6px; border: 1px solid var(
 button.approve { background: var(--done); color: #fff; border-color: var(--done); }
 button.reject { border-color: var(--failed); color: var(--failed); }
 .problem { color: var(--failed); }
+.pending .confirm { margin-top: .8rem; padding-top: .6rem; border-top: 1px dashed var(--wait); }
+button.action:disabled { opacity: .5; cursor: default; }
+.framed { margin: 2rem; font-size: 1rem; }
 details.plan { margin: .3rem 0; }
 `;

@@ -1,3 +1,4 @@
+import { boundedText } from "../core/bounded-quote.js";
 import type { AgentEvent } from "../core/events.js";
 import type { AssistantMessage, Message, ToolCall } from "../core/messages.js";
 import type { Usage } from "../core/model.js";
@@ -6,30 +7,19 @@ import type { ToolResult } from "../core/tool.js";
 import { estimateCostUsd } from "../models/model-prices.js";
 import "../planning/folding/folding-events.js";
 import "../runs/checklist.js";
-import type { LoggedEvent, RunStore } from "../stores/run-store.js";
+import type { CallInterruption } from "../runs/open-calls.js";
+import { loggedEvents } from "../runs/run-events.js";
+import type { RunStore } from "../stores/run-store.js";
 import { callArguments } from "./page/call-arguments.js";
 import { applyRunEvent, emptyDetails, type RunDetails } from "./page/run-view.js";
-
-const PAGE = 1000;
-
-/** Every logged event of a run, page by page, oldest first. */
-async function* runEvents(store: RunStore, runId: string): AsyncGenerator<LoggedEvent> {
-  let after = 0;
-  for (let page = await store.events(runId, 0, PAGE); page.length > 0; page = await store.events(runId, after, PAGE)) {
-    for (const logged of page) {
-      after = logged.seq;
-      yield logged;
-    }
-  }
-}
 
 /** Replays a run's events into what the page draws; undefined when there is no such run. */
 export async function runDetails(store: RunStore, runId: string): Promise<RunDetails | undefined> {
   const run = await store.getRun(runId);
   if (!run) return undefined;
   const details = emptyDetails(run);
-  for await (const logged of runEvents(store, runId)) applyRunEvent(details, logged);
-  if (run.status !== "awaiting-approval") details.pending = [];
+  for await (const logged of loggedEvents(store, runId)) applyRunEvent(details, logged);
+  if (run.status !== "awaiting-user") details.pending = [];
   return details;
 }
 
@@ -49,7 +39,14 @@ export type ModelCallRecord = {
   /** Estimated from list prices; absent for a model whose price is unknown. */
   costUsd?: number;
   durationMs?: number;
+  /** Why the call never answered, when the run layer recorded its end. */
+  interrupted?: CallInterruption;
+  /** A call that ended without an answer (cut off, failed, still streaming): the text it streamed so far, its start when long. */
+  streamedText?: string;
 };
+
+/** How much of a call's streamed text without an answer is shown: a response may hold millions of characters. */
+const STREAMED_TEXT_SHOWN = 100_000;
 
 /**
  * Rebuilds model call `n` (counted from 1 in log order, nested runs' calls included) from the
@@ -59,9 +56,17 @@ export async function modelCallRecord(store: RunStore, runId: string, n: number)
   const chains = new Map<string, Message[]>();
   let seen = 0;
   let record: ModelCallRecord | undefined;
-  for await (const { event } of runEvents(store, runId)) {
+  let started = 0;
+  let streamed = "";
+  for await (const { event } of loggedEvents(store, runId)) {
     if (record) {
-      if (event.type === "model-end" && event.agent === record.agent && event.runId === record.runId && event.step === record.step) {
+      if (event.type === "text-delta" && sameCall(record, event) && streamed.length <= STREAMED_TEXT_SHOWN) streamed += event.text;
+      if (event.type === "call-interrupted" && event.kind === "model" && sameCall(record, event)) {
+        record.interrupted = event.why;
+        record.durationMs = event.time - started;
+        break;
+      }
+      if (event.type === "model-end" && sameCall(record, event)) {
         record.response = event.message;
         record.durationMs = event.durationMs;
         if (event.usage) {
@@ -79,6 +84,7 @@ export async function modelCallRecord(store: RunStore, runId: string, n: number)
     if (messages) chains.set(key, messages);
     else chains.delete(key);
     if (++seen !== n) continue;
+    started = event.time;
     record = {
       n,
       agent: event.agent,
@@ -90,22 +96,47 @@ export async function modelCallRecord(store: RunStore, runId: string, n: number)
       toolCount: event.toolCount,
     };
   }
+  if (record && streamed) record.streamedText = boundedText(streamed, STREAMED_TEXT_SHOWN);
   return record;
+}
+
+/** Whether an event of a model call (its text, its end, its interruption) is that call's. */
+function sameCall(record: ModelCallRecord, event: { agent: string; runId?: string; step: number }): boolean {
+  return event.agent === record.agent && event.runId === record.runId && event.step === record.step;
 }
 
 /**
  * One tool call in full. For a file write, `fileBefore` is the file's content before it as the run
  * itself last wrote it (null when the run had not: an added file, as far as the run knows).
  */
-export type ToolCallRecord = { call: ToolCall; agent: string; runId?: string; result?: ToolResult; refused?: boolean; durationMs?: number; fileBefore?: string | null };
+export type ToolCallRecord = {
+  call: ToolCall;
+  agent: string;
+  runId?: string;
+  result?: ToolResult;
+  refused?: boolean;
+  durationMs?: number;
+  /** Why the call ended without a result. */
+  interrupted?: CallInterruption;
+  fileBefore?: string | null;
+};
 
 /** Finds tool call `callId` (of nested run `innerRunId` when given) and what the run knew of the file it writes. */
 export async function toolCallRecord(store: RunStore, runId: string, callId: string, innerRunId?: string): Promise<ToolCallRecord | undefined> {
   const files = new Map<string, string>();
   let record: ToolCallRecord | undefined;
   const matches = (event: AgentEvent): boolean => innerRunId === undefined || event.runId === innerRunId;
-  for await (const { event } of runEvents(store, runId)) {
-    if (event.type === "tool-start" && event.call.id === callId && matches(event)) record ??= opened(event, files);
+  let started = 0;
+  for await (const { event } of loggedEvents(store, runId)) {
+    if (event.type === "tool-start" && event.call.id === callId && matches(event) && !record) {
+      record = opened(event, files);
+      started = event.time;
+    }
+    if (record && event.type === "call-interrupted" && event.kind === "tool" && event.callId === callId && event.runId === record.runId) {
+      record.interrupted = event.why;
+      record.durationMs = event.time - started;
+      return record;
+    }
     if (event.type !== "tool-end") continue;
     if (event.call.id === callId && matches(event)) {
       // A refused or decided call ends without having started.

@@ -1,9 +1,6 @@
 import { boundedQuote } from "../core/bounded-quote.js";
 import { STRATEGIES } from "../runs/strategies.js";
-import type { RunRecord, RunStatus } from "../stores/run-store.js";
-
-/** Every status a run can have, in the order a person scans them. */
-export const RUN_STATUSES: readonly RunStatus[] = ["running", "awaiting-approval", "finished", "no-answer", "max-steps", "failed", "aborted"];
+import { RUN_STATUSES, runStatusOf, type RunRecord, type RunStatus } from "../stores/run-store.js";
 
 /** Which runs `GET /api/runs` lists: each given part must hold; a list (comma-separated) matches any of its values. */
 export type RunFilter = { status?: RunStatus[]; strategy?: string[]; model?: string[]; text?: string };
@@ -13,7 +10,8 @@ export class RunFilterError extends Error {}
 /** Reads `status`, `strategy`, `model` and `q` from a query string; an unknown status or strategy is refused, naming those accepted. */
 export function parseRunFilter(query: URLSearchParams): RunFilter {
   const filter: RunFilter = {};
-  const status = listParam(query, "status");
+  // A link made before a status was renamed (status=finished) still picks its runs.
+  const status = listParam(query, "status")?.map(runStatusOf);
   if (status) {
     const unknown = status.find((value) => !(RUN_STATUSES as readonly string[]).includes(value));
     if (unknown !== undefined) throw new RunFilterError(`unknown status ${boundedQuote(unknown)}; use one or more of ${RUN_STATUSES.join(", ")}`);

@@ -1,16 +1,10 @@
 import { z } from "zod";
-import type { ApprovalDecision, ApprovalDecisions } from "../core/approval.js";
+import { approvalDecisionSchema, type ApprovalDecision, type ApprovalDecisions } from "../core/approval.js";
+import type { ModelUnavailableError } from "../runs/run-input-error.js";
 import type { Runs } from "../runs/runs.js";
 
-const decisionSchema = z.discriminatedUnion("action", [
-  z.object({ action: z.literal("approve") }),
-  z.object({ action: z.literal("reject"), reason: z.string().optional() }),
-  z.object({ action: z.literal("edit"), arguments: z.record(z.string(), z.unknown()) }),
-  z.object({ action: z.literal("answer"), text: z.string() }),
-]);
-
 /** The body of `POST /runs/:id/decisions`: a decision for every pending call, by call id. */
-export const decisionsBodySchema = z.object({ decisions: z.record(z.string(), decisionSchema) });
+export const decisionsBodySchema = z.object({ decisions: z.record(z.string(), approvalDecisionSchema) });
 
 export function toDecisions(body: z.infer<typeof decisionsBodySchema>): ApprovalDecisions {
   const decisions: ApprovalDecisions = {};
@@ -20,6 +14,15 @@ export function toDecisions(body: z.infer<typeof decisionsBodySchema>): Approval
     decisions[id] = decision;
   }
   return decisions;
+}
+
+/**
+ * Why the viewer cannot continue a run, for the person at the browser: what the server's process
+ * lacks (a key, the run's endpoint), where to set it, and that the run still waits.
+ */
+export function cannotContinueHere(error: ModelUnavailableError): string {
+  const missing = error.message.replace(/[.\s]+$/, "");
+  return `The viewer's server cannot continue this run: ${missing}. Set it where "stepwise ui" runs and restart the viewer; the run is still waiting, and your decision was not applied.`;
 }
 
 /**

@@ -92,7 +92,7 @@ describe("the viewer's JSON endpoints", () => {
     expect(runs.body.map((r: { id: string }) => r.id)).toEqual([second, first]);
 
     const { body } = await get(`/runs/${first}`);
-    expect(body.run).toMatchObject({ id: first, status: "finished", strategy: "tasks" });
+    expect(body.run).toMatchObject({ id: first, status: "final", strategy: "tasks" });
     expect(body.run.answer).toMatch(/wrote report\.md/);
     expect(body.checklist.kind).toBe("tasks");
     expect(body.checklist.items.map((i: { status: string }) => i.status)).toEqual(["done", "done", "done"]);
@@ -140,7 +140,7 @@ describe("approvals from the viewer", () => {
   it("resumes a paused run from its saved state with the approval and finishes it", async () => {
     const id = await run("notebook", "plan");
     const paused = await get(`/runs/${id}`);
-    expect(paused.body.run.status).toBe("awaiting-approval");
+    expect(paused.body.run.status).toBe("awaiting-user");
     expect(paused.body.pending.map((c: { name: string }) => c.name)).toEqual(["create_plan"]);
 
     const callId = paused.body.pending[0].id as string;
@@ -150,7 +150,7 @@ describe("approvals from the viewer", () => {
     });
     const events = await readEvents(`/runs/${id}/events`, (seen) => seen.some((e) => e.event.type === "run-end"));
     expect(events.some((e) => e.event.type === "run-resumed")).toBe(true);
-    await expect.poll(async () => (await get(`/runs/${id}`)).body.run.status, { timeout: 10_000 }).toBe("finished");
+    await expect.poll(async () => (await get(`/runs/${id}`)).body.run.status, { timeout: 10_000 }).toBe("final");
     expect(existsSync(join(workspace, "report.md"))).toBe(true);
   });
 
@@ -169,7 +169,7 @@ describe("approvals from the viewer", () => {
     const call = (await get(`/runs/${id}`)).body.pending[0] as { id: string; arguments: string };
     const edited = { ...(JSON.parse(call.arguments) as object), name: "Report, as edited" };
     await post(`/runs/${id}/decisions`, { decisions: { [call.id]: { action: "edit", arguments: edited } } });
-    await expect.poll(async () => (await get(`/runs/${id}`)).body.run.status, { timeout: 10_000 }).toBe("finished");
+    await expect.poll(async () => (await get(`/runs/${id}`)).body.run.status, { timeout: 10_000 }).toBe("final");
     expect((await get(`/runs/${id}/plans`)).body.map((p: { name: string }) => p.name)).toEqual(["Report, as edited"]);
   });
 
@@ -188,12 +188,12 @@ describe("approvals from the viewer", () => {
       origin: "http://evil.example",
     });
     expect(foreign.status).toBe(403);
-    expect((await get(`/runs/${id}`)).body.run.status).toBe("awaiting-approval");
+    expect((await get(`/runs/${id}`)).body.run.status).toBe("awaiting-user");
 
     const finished = await run("todos");
     const notWaiting = await post(`/runs/${finished}/decisions`, { decisions: {} });
     expect(notWaiting.status).toBe(409);
-    expect(notWaiting.body.error).toContain("finished");
+    expect(notWaiting.body.error).toContain("final");
   });
 });
 
@@ -213,12 +213,12 @@ describe("the event stream", () => {
     // Another process's connection to the file: each event it appends reaches the stream live.
     const writer = new SqliteRunStore(database);
     const lease = await writer.createRun({ id: "live", task: "t", strategy: "notebook", model: "m" }, {}, "writer", 60_000);
-    await writer.appendEvent(lease, toolEnd(1));
+    await writer.appendEvents(lease, [toolEnd(1)]);
     try {
       let appended = 1;
       const events = await readEvents("/runs/live/events", (seen) => {
         // The next event is written only once the stream has shown the last one.
-        if (appended < 6 && seen.length >= appended) void writer.appendEvent(lease, toolEnd(++appended));
+        if (appended < 6 && seen.length >= appended) void writer.appendEvents(lease, [toolEnd(++appended)]);
         return seen.length >= 6;
       });
       expect(events.map((e) => e.id)).toEqual(["1", "2", "3", "4", "5", "6"]);
@@ -231,7 +231,7 @@ describe("the event stream", () => {
   it("resumes after Last-Event-ID (or ?after=) on reconnect", async () => {
     const writer = new SqliteRunStore(database);
     const lease = await writer.createRun({ id: "again", task: "t", strategy: "notebook", model: "m" }, {}, "writer", 60_000);
-    for (let n = 1; n <= 4; n++) await writer.appendEvent(lease, toolEnd(n));
+    for (let n = 1; n <= 4; n++) await writer.appendEvents(lease, [toolEnd(n)]);
     await writer.close();
     const afterHeader = await readEvents("/runs/again/events", (seen) => seen.length >= 1, { "last-event-id": "3" });
     expect(afterHeader.map((e) => e.id)).toEqual(["4"]);
@@ -330,17 +330,17 @@ describe("event streams under clients that do not read", () => {
 });
 
 describe("the viewer's HTTP API (/api)", () => {
-  it("lists runs as id, task, strategy, model, status, created, updated, and shows, streams and decides one", async () => {
+  it("lists runs as id, task, strategy, model, status, created, updated and what they took, and shows, streams and decides one", async () => {
     const id = await run("notebook", "plan");
     const listed = await get("/api/runs");
     expect(listed.status).toBe(200);
     expect(listed.body).toHaveLength(1);
     const [summary] = listed.body as Record<string, string>[];
-    expect(Object.keys(summary!).sort()).toEqual(["created", "id", "model", "status", "strategy", "task", "updated"]);
-    expect(summary).toMatchObject({ id, task: "Survey the workspace", strategy: "notebook", model: "scripted:demo", status: "awaiting-approval" });
+    expect(Object.keys(summary!).sort()).toEqual(["created", "durationMs", "id", "inputTokens", "model", "modelCalls", "outputTokens", "status", "strategy", "task", "updated"]);
+    expect(summary).toMatchObject({ id, task: "Survey the workspace", strategy: "notebook", model: "scripted:demo", status: "awaiting-user" });
 
     const details = await get(`/api/runs/${id}`);
-    expect(details.body).toMatchObject({ run: { id, status: "awaiting-approval" }, pending: [{ name: "create_plan" }], resuming: false });
+    expect(details.body).toMatchObject({ run: { id, status: "awaiting-user" }, pending: [{ name: "create_plan" }], resuming: false });
     const backlog = await readEvents(`/api/runs/${id}/events`, (seen) => seen.some((e) => e.event.type === "approval-requested"));
     expect(backlog[0]).toMatchObject({ id: "1", event: { type: "run-start" } });
 
@@ -348,7 +348,7 @@ describe("the viewer's HTTP API (/api)", () => {
     expect(await post(`/api/runs/${id}/decisions`, { decisions: { [callId]: { action: "approve" } } })).toEqual({ status: 202, body: { status: "resuming" } });
     const after = await readEvents(`/api/runs/${id}/events?after=${details.body.lastSeq}`, (seen) => seen.some((e) => e.event.type === "run-end"));
     expect(after[0]?.event.type).toBe("run-resumed");
-    await expect.poll(async () => (await get(`/api/runs/${id}`)).body.run.status, { timeout: 10_000 }).toBe("finished");
+    await expect.poll(async () => (await get(`/api/runs/${id}`)).body.run.status, { timeout: 10_000 }).toBe("final");
     expect((await get("/api/runs/nope")).status).toBe(404);
   });
 
@@ -360,7 +360,7 @@ describe("the viewer's HTTP API (/api)", () => {
     try {
       const refused = await post(`/api/runs/${id}/decisions`, { decisions: { [callId]: { action: "approve" } } });
       expect(refused).toEqual({ status: 409, body: { error: `run ${id} is already being resumed by another-machine:4242:abcd` } });
-      expect((await get(`/api/runs/${id}`)).body.run.status).toBe("awaiting-approval");
+      expect((await get(`/api/runs/${id}`)).body.run.status).toBe("awaiting-user");
     } finally {
       await elsewhere.releaseLease(lease);
       await elsewhere.close();
@@ -369,12 +369,12 @@ describe("the viewer's HTTP API (/api)", () => {
 });
 
 /** A request with headers fetch will not let us forge (Host). */
-function rawRequest(url: string, method: string, headers: Record<string, string>, body?: string): Promise<{ status: number; body: string }> {
+function rawRequest(url: string, method: string, headers: Record<string, string>, body?: string): Promise<{ status: number; body: string; headers: IncomingMessage["headers"] }> {
   return new Promise((resolve, reject) => {
     const req = request(url, { method, headers }, (res) => {
       let text = "";
       res.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text, headers: res.headers }));
     });
     req.on("error", reject);
     req.end(body);
@@ -396,7 +396,7 @@ describe("who may use the viewer", () => {
       "content-type": "application/json",
     }, body);
     expect(decide.status).toBe(403);
-    expect((await get(`/runs/${id}`)).body.run.status).toBe("awaiting-approval");
+    expect((await get(`/runs/${id}`)).body.run.status).toBe("awaiting-user");
     // Its own loopback names still work.
     const port = new URL(viewer.url).port;
     expect((await rawRequest(new URL("/runs", viewer.url).href, "GET", { host: `localhost:${port}` })).status).toBe(200);
@@ -417,27 +417,49 @@ describe("who may use the viewer", () => {
     await expect(startViewer({ runs, host: "0.0.0.0", port: 0 })).rejects.toThrow(/^refusing to serve the viewer on 0\.0\.0\.0 without a token/);
   });
 
-  it("with a token, answers 401 without it and lets the page in with ?token= through an HttpOnly same-site cookie", async () => {
+  it("with a token, serves the page's own files to anyone, answers 401 for runs without the token, and sets no cookie", async () => {
     const guarded = await startViewer({ runs, host: "0.0.0.0", port: 0, token: "s3cret" });
     try {
       const base = guarded.url.replace("0.0.0.0", "127.0.0.1");
-      for (const path of ["/", "/runs", "/assets/web/page/main.js"]) expect((await fetch(new URL(path, base))).status).toBe(401);
+      // The shell and its module hold nothing of any run; the page brings the token with every request for runs.
+      for (const path of ["/", "/assets/web/page/main.js"]) expect((await fetch(new URL(path, base))).status, path).toBe(200);
+      for (const path of ["/runs", "/api/runs", "/runs/x/events"]) {
+        const refused = await fetch(new URL(path, base));
+        expect(refused.status, path).toBe(401);
+        expect(refused.headers.get("www-authenticate")).toBe('Bearer realm="stepwise viewer"');
+      }
       expect((await fetch(new URL("/runs?token=wrong", base))).status).toBe(401);
-      expect((await fetch(new URL("/runs", base), { headers: { cookie: "stepwise_ui_token=wrong" } })).status).toBe(401);
+      expect((await fetch(new URL("/runs", base), { headers: { authorization: "Bearer wrong" } })).status).toBe(401);
 
       const page = await fetch(new URL("/?token=s3cret", base));
-      expect(page.status).toBe(200);
       expect(await page.text()).toContain("Stepwise plan viewer");
-      const cookie = page.headers.get("set-cookie") ?? "";
-      expect(cookie).toMatch(/^stepwise_ui_token=s3cret; /);
-      expect(cookie).toContain("HttpOnly");
-      expect(cookie).toContain("SameSite=Strict");
-      const withCookie = await fetch(new URL("/runs", base), { headers: { cookie: cookie.split(";")[0]! } });
-      expect(withCookie.status).toBe(200);
-      expect(await withCookie.json()).toEqual([]);
+      expect(page.headers.get("set-cookie")).toBeNull();
       expect((await fetch(new URL("/runs", base), { headers: { authorization: "Bearer s3cret" } })).status).toBe(200);
+      expect((await fetch(new URL("/runs?token=s3cret", base))).status).toBe(200);
+
+      // The cookie earlier versions set is no key any more, and is cleared wherever it still comes.
+      const oldCookie = await fetch(new URL("/runs", base), { headers: { cookie: "stepwise_ui_token=s3cret" } });
+      expect(oldCookie.status).toBe(401);
+      expect(oldCookie.headers.get("set-cookie")).toBe("stepwise_ui_token=; Max-Age=0; HttpOnly; SameSite=Strict; Path=/");
     } finally {
       await guarded.close();
     }
+  });
+
+  it("tells browsers with every response that no page may frame it, and what its own page may load", async () => {
+    const id = await run("notebook", "plan");
+    for (const path of ["/", "/assets/web/page/main.js", "/runs", `/runs/${id}`, "/nope"]) {
+      const response = await fetch(new URL(path, viewer.url));
+      expect(response.headers.get("x-frame-options"), path).toBe("DENY");
+      expect(response.headers.get("content-security-policy"), path).toBe(
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+      );
+      expect(response.headers.get("x-content-type-options"), path).toBe("nosniff");
+      expect(response.headers.get("cross-origin-resource-policy"), path).toBe("same-origin");
+    }
+    // A refusal too: the page a rebinding site would frame is no page at all.
+    const refused = await rawRequest(new URL("/", viewer.url).href, "GET", { host: "evil.example" });
+    expect(refused.status).toBe(403);
+    expect(refused.headers["x-frame-options"]).toBe("DENY");
   });
 });

@@ -1,7 +1,10 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { checkDecisions, DecisionsError } from "../core/approval.js";
 import { boundedQuote } from "../core/bounded-quote.js";
+import { ModelUnavailableError } from "../runs/run-input-error.js";
 import type { Runs } from "../runs/runs.js";
+import { RunFiguresCache, type RunFigures } from "../runs/run-figures.js";
 import { RunBusyError, type RunRecord } from "../stores/run-store.js";
 import { PAGE_HTML } from "./page-html.js";
 import { PAGE_CSS } from "./page-style.js";
@@ -9,7 +12,8 @@ import { pageModule } from "./page-modules.js";
 import { modelCallRecord, runDetails, toolCallRecord } from "./run-details.js";
 import { matchesRunFilter, parseRunFilter, RunFilterError } from "./run-filter.js";
 import { RunEventStreams, type EventStreamStat } from "./run-event-stream.js";
-import { decisionsBodySchema, RunResumer, toDecisions } from "./run-resumer.js";
+import { cannotContinueHere, decisionsBodySchema, RunResumer, toDecisions } from "./run-resumer.js";
+import { sendSecurityHeaders } from "./security-headers.js";
 import { viewerAccess } from "./viewer-access.js";
 
 export type ViewerOptions = {
@@ -17,7 +21,7 @@ export type ViewerOptions = {
   runs: Runs;
   /** Where to listen (default 127.0.0.1). Any other address needs a `token`. */
   host?: string;
-  /** When set, every request must bring it (`?token=` once in the browser, then a cookie; or a bearer header). */
+  /** When set, every request for runs must bring it (`Authorization: Bearer`, or `?token=`); the page takes it from `?token=` once and keeps it in the tab. */
   token?: string;
   /** 0 picks a free port. */
   port?: number;
@@ -54,10 +58,26 @@ class HttpProblem extends Error {
   }
 }
 
-/** A run as `GET /api/runs` lists it. */
-export type RunSummary = { id: string; task: string; strategy: string; model: string; status: RunRecord["status"]; created: string; updated: string };
+/** A run as `GET /api/runs` lists it, with what it took (`costUsd` absent when no call's model has a known price). */
+export type RunSummary = {
+  id: string;
+  task: string;
+  strategy: string;
+  model: string;
+  status: RunRecord["status"];
+  created: string;
+  updated: string;
+  durationMs: number;
+  modelCalls: number;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd?: number;
+};
 
-const summary = (run: RunRecord): RunSummary => ({
+/** A run as the page's list reads it: the record and its figures. */
+export type ListedRun = RunRecord & { figures: RunFigures };
+
+const summary = ({ figures, ...run }: ListedRun): RunSummary => ({
   id: run.id,
   task: run.task,
   strategy: run.strategy,
@@ -65,6 +85,11 @@ const summary = (run: RunRecord): RunSummary => ({
   status: run.status,
   created: run.createdAt,
   updated: run.updatedAt,
+  durationMs: figures.durationMs,
+  modelCalls: figures.modelCalls,
+  inputTokens: figures.inputTokens,
+  outputTokens: figures.outputTokens,
+  ...(figures.costUsd !== undefined ? { costUsd: figures.costUsd } : {}),
 });
 
 /**
@@ -83,7 +108,8 @@ export async function startViewer(opts: ViewerOptions): Promise<Viewer> {
   const resumer = new RunResumer(runs);
   const streams = new RunEventStreams(runs, { maxStreams: opts.maxStreams ?? 64, stallMs: opts.streamStallMs ?? 30_000 });
 
-  const listRuns = async (query: URLSearchParams) => {
+  const figures = new RunFiguresCache(runs.stores.runs);
+  const listRuns = async (query: URLSearchParams): Promise<ListedRun[]> => {
     let filter;
     try {
       filter = parseRunFilter(query);
@@ -91,8 +117,10 @@ export async function startViewer(opts: ViewerOptions): Promise<Viewer> {
       if (error instanceof RunFilterError) throw new HttpProblem(400, error.message);
       throw error;
     }
-    if (Object.keys(filter).length === 0) return runs.list(RUNS_LISTED);
-    return (await runs.list(RUNS_FILTERED)).filter((run) => matchesRunFilter(run, filter)).slice(0, RUNS_LISTED);
+    const listed =
+      Object.keys(filter).length === 0 ? await runs.list(RUNS_LISTED) : (await runs.list(RUNS_FILTERED)).filter((run) => matchesRunFilter(run, filter)).slice(0, RUNS_LISTED);
+    const known = await figures.of(listed);
+    return listed.map((run) => ({ ...run, figures: known.get(run.id)! }));
   };
 
   const routes = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<unknown> => {
@@ -151,27 +179,30 @@ export async function startViewer(opts: ViewerOptions): Promise<Viewer> {
     const details = await runDetails(runs.stores.runs, runId);
     if (!details) throw new HttpProblem(404, `no run ${runId}`);
     const { run, pending } = details;
-    if (run.status !== "awaiting-approval" || resumer.isResuming(run.id)) {
-      throw new HttpProblem(409, `run ${run.id} is ${resumer.isResuming(run.id) ? "already resuming" : run.status}, not waiting for approval`);
+    if (run.status !== "awaiting-user" || resumer.isResuming(run.id)) {
+      throw new HttpProblem(409, `run ${run.id} is ${resumer.isResuming(run.id) ? "already resuming" : run.status}, not waiting for the user`);
     }
     const parsed = decisionsBodySchema.safeParse(body);
     if (!parsed.success) throw new HttpProblem(400, `bad decisions: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
-    const decided = Object.keys(parsed.data.decisions);
-    const missing = pending.filter((call) => !decided.includes(call.id)).map((call) => call.id);
-    const stray = decided.filter((id) => !pending.some((call) => call.id === id));
-    if (missing.length > 0 || stray.length > 0) {
-      throw new HttpProblem(400, `decide on every pending call and only those; missing: ${missing.join(", ") || "none"}; not pending: ${stray.join(", ") || "none"}`);
-    }
+    const decisions = toDecisions(parsed.data);
     try {
-      await resumer.start(run.id, toDecisions(parsed.data));
+      // Refused here, before the run is taken over: a decision of the wrong kind must not cost the paused call.
+      checkDecisions(pending, decisions);
+      // A run held by an external driver (Restate) goes on there; any other is taken over here.
+      if (await runs.decideExternally(run.id, decisions)) return { status: "resuming" };
+      await resumer.start(run.id, decisions);
     } catch (error) {
+      if (error instanceof DecisionsError) throw new HttpProblem(400, error.message);
       if (error instanceof RunBusyError) throw new HttpProblem(409, error.message);
+      // The server lacks what the run needs: a state of this server, not a fault in it or in the request.
+      if (error instanceof ModelUnavailableError) throw new HttpProblem(503, cannotContinueHere(error));
       throw error;
     }
     return { status: "resuming" };
   };
 
   const server = createServer((req, res) => {
+    sendSecurityHeaders(res);
     const refusal = access.refusal(req, res);
     if (refusal) return sendJson(res, refusal.status, { error: refusal.message });
     const url = new URL(req.url ?? "/", "http://viewer");

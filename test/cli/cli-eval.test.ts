@@ -1,46 +1,13 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { existsSync, mkdirSync, readFileSync, watch, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openSqliteDatabase } from "../../src/stores/sqlite-database.js";
 import { SqliteRunStore } from "../../src/stores/sqlite-run-store.js";
 import { readTrialRecords } from "../../src/eval/trial-record.js";
-import { CLI, freshHome, runCli } from "./cli-harness.js";
-
-/** A task folder: the scripted demo solves it by writing out.txt from solution/. */
-function task(suite: string, id: string, check: string): void {
-  const dir = join(suite, id);
-  mkdirSync(join(dir, "setup"), { recursive: true });
-  mkdirSync(join(dir, "solution", "files"), { recursive: true });
-  writeFileSync(join(dir, "task.json"), JSON.stringify({ title: `Task ${id}`, kind: "code", maxSteps: 5 }));
-  writeFileSync(join(dir, "prompt.md"), `Write out.txt for task ${id}.\n`);
-  writeFileSync(join(dir, "setup", "readme.txt"), "write out.txt\n");
-  writeFileSync(join(dir, "solution", "files", "out.txt"), "done\n");
-  writeFileSync(join(dir, "check.mjs"), check);
-}
-
-const PLAIN_CHECK = `import { readFileSync } from "node:fs";
-import { join } from "node:path";
-if (readFileSync(join(process.argv[2], "out.txt"), "utf8") !== "done\\n") { console.log("out.txt is wrong"); process.exit(1); }
-console.log("out.txt is right");
-`;
-
-// Says it has started (the file "entered"), then holds its trial unfinished until the test creates "release".
-const BLOCKING_CHECK = `import { existsSync, writeFileSync } from "node:fs";
-writeFileSync("entered", "");
-while (!existsSync("release")) await new Promise((resolve) => setTimeout(resolve, 20));
-${PLAIN_CHECK}`;
-
-/** Resolves once `name` exists in `dir`. */
-async function fileCreated(dir: string, name: string): Promise<void> {
-  const watcher = watch(dir);
-  try {
-    while (!existsSync(join(dir, name))) await once(watcher, "change");
-  } finally {
-    watcher.close();
-  }
-}
+import { CLI, cliTestTimeout, freshHome, runCli } from "./cli-harness.js";
+import { blockingCheck, PLAIN_CHECK, task } from "./eval-tasks.js";
 
 async function runsByTask(store: string): Promise<Map<string, string[]>> {
   const db = openSqliteDatabase(store);
@@ -60,7 +27,8 @@ describe("stepwise eval (built CLI)", () => {
     const home = freshHome();
     const suite = join(home, "suite");
     task(suite, "a-first", PLAIN_CHECK);
-    task(suite, "b-blocks", BLOCKING_CHECK);
+    const blocking = await blockingCheck();
+    task(suite, "b-blocks", blocking.check);
     const out = join(home, "out");
     const args = ["eval", "--model", "scripted:demo", "--suite", suite, "--strategies", "react", "--trials", "1", "--out", out];
 
@@ -75,14 +43,15 @@ describe("stepwise eval (built CLI)", () => {
       child.on("exit", () => reject(new Error(`the eval exited before its first trial finished: ${stdout}`)));
     });
     // Kill it inside b-blocks' check: its run is in the store, "running", and its trial not finished.
-    await fileCreated(join(suite, "b-blocks"), "entered");
+    await blocking.entered;
     child.kill("SIGKILL");
     await once(child, "close");
     const before = readTrialRecords(join(out, "results.jsonl"));
     expect(before.map((r) => r.task)).toEqual(["a-first"]);
 
-    writeFileSync(join(suite, "b-blocks", "release"), "");
+    blocking.release();
     const resumed = await runCli(args, { home, cwd: home, timeoutMs: 120_000 });
+    await blocking.close();
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stdout).not.toContain("a-first #1");
     expect(resumed.stdout).toContain("trial 2/2 finished: react b-blocks #1 passed");
@@ -93,8 +62,8 @@ describe("stepwise eval (built CLI)", () => {
     // a-first ran once. b-blocks' run had finished when the kill came in its check, but its trial had not:
     // the trial ran again, with a run of its own.
     const runs = await runsByTask(join(out, "runs.db"));
-    expect(runs.get("Write out.txt for task a-first.")).toEqual(["finished"]);
-    expect(runs.get("Write out.txt for task b-blocks.")).toEqual(["finished", "finished"]);
+    expect(runs.get("Write out.txt for task a-first.")).toEqual(["final"]);
+    expect(runs.get("Write out.txt for task b-blocks.")).toEqual(["final", "final"]);
   }, 180_000);
 
   it("--model scripted:demo --trials 1 runs the built-in suite offline and prints the table, saying it is scripted", async () => {
@@ -126,6 +95,32 @@ describe("stepwise eval (built CLI)", () => {
       expect(result.code, result.stderr).toBe(2);
       expect(result.stderr.trim().split("\n")).toHaveLength(1);
       expect(result.stderr).toMatch(message);
+      // The scripted banner waits for options that can run: an argument error is all that is said.
+      expect(result.stdout, args.join(" ")).toBe("");
     }
-  }, 60_000);
+  }, cliTestTimeout(5));
+
+  it("prints every line within a terminal's width, counting trials and steps in words that agree", async () => {
+    const home = freshHome();
+    const suite = join(home, "suite");
+    // A task with nothing to write: the scripted react agent answers it in one step.
+    mkdirSync(join(suite, "a-answer", "setup"), { recursive: true });
+    writeFileSync(join(suite, "a-answer", "task.json"), JSON.stringify({ title: "Answer", kind: "data", maxSteps: 5 }));
+    writeFileSync(join(suite, "a-answer", "prompt.md"), "Say what the workspace holds.\n");
+    writeFileSync(join(suite, "a-answer", "check.mjs"), 'console.log("any answer passes");\n');
+    const result = await runCli(["eval", "--model", "scripted:demo", "--suite", suite, "--strategies", "all", "--trials", "1", "--out", join(home, "out")], {
+      home,
+      cwd: home,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stdout.split("\n");
+    expect(lines.filter((line) => line.length > 100)).toEqual([]);
+    expect(result.stdout).toMatch(/^trial 1\/8 finished: react a-answer #1 passed \(1 step\)$/m);
+    expect(result.stdout).not.toMatch(/\(1 steps\)|\b1 tasks\b/);
+    expect(result.stdout).toContain("model scripted:demo; 1 task × 1 trial per strategy\n");
+    // How the trials ended, then what they cost: each strategy is a row of both tables.
+    expect(result.stdout).toMatch(/^strategy +success \(avg@k\) +95% CI +trials +wrong-answer +gave-up +max-steps +error$/m);
+    expect(result.stdout).toMatch(/^strategy +input\/trial +cached\/trial +output\/trial +steps\/trial +wall\/trial +cost \(total\)$/m);
+    expect(result.stdout.match(/^compiler /gm)).toHaveLength(2);
+  }, cliTestTimeout(8));
 });

@@ -1,29 +1,17 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { exitCodeOf } from "../../src/cli/run-endings.js";
 import { cliMcpConnections, cliTools } from "../../src/cli/run-command.js";
 import { scriptedModel } from "../../src/models/scripted.js";
 import { openRuns } from "../../src/runs/runs.js";
 import { inTurn, startTestServer, type Handler, type TestServer } from "../../src/models/test-support/http-server.js";
-import { sendOpenAIReply } from "../../src/models/test-support/streamed-replies.js";
-import { freshHome, runCli, workspace } from "./cli-harness.js";
+import { assistantTurn } from "../../src/models/test-support/streamed-replies.js";
+import { cliTestTimeout, freshHome, runCli, tsxCommandLine, workspace } from "./cli-harness.js";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 /** The eliciting test server over stdio, as a command line for --mcp. */
-const STDIO_SERVER = `"${join(ROOT, "node_modules/.bin/tsx")}" "${join(ROOT, "src/integrations/test-support/serve-eliciting-stdio.ts")}"`;
-
-function reply(message: Record<string, unknown>): Handler {
-  return (res, req) =>
-    sendOpenAIReply(res, req, {
-      id: "chatcmpl-1",
-      model: "gpt-test",
-      choices: [{ message: { role: "assistant", content: null, ...message }, finish_reason: message["tool_calls"] ? "tool_calls" : "stop" }],
-      usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-    });
-}
-const bookRoom = reply({ tool_calls: [{ id: "c1", type: "function", function: { name: "rooms__book_room", arguments: "{}" } }] });
+const STDIO_SERVER = tsxCommandLine("src/integrations/test-support/serve-eliciting-stdio.ts");
+const bookRoom = assistantTurn({ calls: [{ name: "rooms__book_room", arguments: "{}" }] });
 
 const servers: TestServer[] = [];
 afterEach(async () => {
@@ -46,7 +34,7 @@ function bookingResult(server: TestServer): unknown {
 describe("stepwise run --mcp", () => {
   it("gives the agent a stdio server's tools; the server's question is asked at the terminal and answered", async () => {
     const home = freshHome();
-    const { env, server } = await modelServer(bookRoom, reply({ content: "booked" }));
+    const { env, server } = await modelServer(bookRoom, assistantTurn("booked"));
     const result = await runCli(["run", "book a room", "--strategy", "todos", "--model", "openai:gpt-test", "--workspace", workspace(home), "--mcp", `rooms=${STDIO_SERVER}`], {
       home,
       env,
@@ -64,24 +52,24 @@ describe("stepwise run --mcp", () => {
 
   it("keeps the servers with the run: --resume in another process reconnects, and /decline declines", async () => {
     const home = freshHome();
-    const { env, server } = await modelServer(bookRoom, reply({ content: "no room then" }));
+    const { env, server } = await modelServer(bookRoom, assistantTurn("no room then"));
     const args = ["run", "book a room", "--strategy", "todos", "--model", "openai:gpt-test", "--workspace", workspace(home), "--mcp", `rooms=${STDIO_SERVER}`];
     const paused = await runCli(args, { home, env });
-    expect(paused.code, paused.stderr).toBe(exitCodeOf("awaiting-approval"));
+    expect(paused.code, paused.stderr).toBe(exitCodeOf("awaiting-user"));
     expect(paused.stdout).toContain("Which room?");
 
     const resumed = await runCli(["run", "--resume"], { home, env, input: "/decline\n" });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stdout).toContain("no room then");
     expect(bookingResult(server)).toEqual({ action: "decline" });
-  });
+  }, cliTestTimeout(2));
 
   it("a paused run's servers are reconnected where the viewer or a worker resumes it", async () => {
     const home = freshHome();
     const { env } = await modelServer(bookRoom);
     const args = ["run", "book a room", "--strategy", "todos", "--model", "openai:gpt-test", "--workspace", workspace(home), "--mcp", `rooms=${STDIO_SERVER}`];
     const paused = await runCli(args, { home, env });
-    expect(paused.code, paused.stderr).toBe(exitCodeOf("awaiting-approval"));
+    expect(paused.code, paused.stderr).toBe(exitCodeOf("awaiting-user"));
 
     // What `stepwise ui` and `stepwise worker` open: the CLI's tools, MCP servers included.
     const database = join(home, "stepwise.db");
@@ -90,7 +78,7 @@ describe("stepwise run --mcp", () => {
     try {
       const [run] = await runs.list(1);
       const resumed = await runs.resume(run!.id, { "c1-q1": { action: "answer", text: `{"room": "Hopper"}` } });
-      expect(await resumed.done).toMatchObject({ status: "finished", text: "booked" });
+      expect(await resumed.done).toMatchObject({ status: "final", text: "booked" });
       const events = [];
       for await (const { event } of runs.events(run!.id)) if (event.type === "tool-end") events.push(event);
       expect(JSON.parse(events.at(-1)!.result.text)).toEqual({ action: "accept", content: { room: "Hopper", seats: 6, projector: true } });
@@ -105,7 +93,7 @@ describe("stepwise run --mcp", () => {
     const [command, script] = STDIO_SERVER.split(" ").map((word) => word.slice(1, -1)) as [string, string];
     const config = join(home, "mcp.json");
     writeFileSync(config, JSON.stringify({ mcpServers: { rooms: { command, args: [script] } } }));
-    const { env, server } = await modelServer(bookRoom, reply({ content: "booked" }));
+    const { env, server } = await modelServer(bookRoom, assistantTurn("booked"));
     const result = await runCli(["run", "book a room", "--strategy", "todos", "--model", "openai:gpt-test", "--workspace", workspace(home), "--mcp-config", config], {
       home,
       env,

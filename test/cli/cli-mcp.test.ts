@@ -80,7 +80,7 @@ describe("stepwise mcp", () => {
     expect(textOf(await alice.callTool({ name: "TaskList", arguments: {} }))).toContain("#1 [in_progress] From Alice (owner: bob)");
   });
 
-  it("refuses to listen beyond loopback without a token, in one line", async () => {
+  it("refuses to listen beyond loopback without a token, in one line, exit 2 as for any bad setting", async () => {
     const home = freshHome();
     const child = spawn(process.execPath, [CLI, "mcp", "--http", "--host", "0.0.0.0"], {
       env: { STEPWISE_HOME: home, PATH: process.env["PATH"] ?? "" },
@@ -89,8 +89,8 @@ describe("stepwise mcp", () => {
     let stderr = "";
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     const code = await new Promise((resolve) => child.once("close", resolve));
-    expect(code).toBe(1);
+    expect(code).toBe(2);
     expect(stderr.trim().split("\n")).toHaveLength(1);
-    expect(stderr).toMatch(/^stepwise: .*token/);
+    expect(stderr).toMatch(/^stepwise: Refusing to serve MCP on 0\.0\.0\.0 without a token/);
   });
 });

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { exitCodeOf } from "../../src/cli/run-endings.js";
-import { freshHome, runCli, workspace } from "./cli-harness.js";
+import { cliTestTimeout, freshHome, runCli, workspace } from "./cli-harness.js";
 
 const run = (strategy: string, ws: string) => ["run", "Report", "--strategy", strategy, "--model", "scripted:demo", "--workspace", ws, "--approval", "plan"];
 
@@ -42,12 +42,12 @@ describe("stepwise run --approval plan with workflows", () => {
     const home = freshHome();
     const ws = workspace(home);
     const result = await runCli(run("plan-execute", ws), { home });
-    expect(result.code, result.stderr).toBe(exitCodeOf("awaiting-approval"));
+    expect(result.code, result.stderr).toBe(exitCodeOf("awaiting-user"));
     expect(result.stdout).toContain("waiting for approval of: plan; state saved.");
     expect(existsSync(join(ws, "report.md"))).toBe(false);
     const resumed = await runCli(["run", "--resume"], { home, input: "a\n" });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stdout).toContain('The planner proposes this plan for "Report":\n  1. Read every file\n  2. Write report.md\n');
     expect(readFileSync(join(ws, "report.md"), "utf8")).toContain("| docs/a.md | 2 | Alpha |");
-  });
+  }, cliTestTimeout(2));
 });

@@ -2,7 +2,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { exitCodeOf } from "../../src/cli/run-endings.js";
-import { freshHome, runCli } from "./cli-harness.js";
+import { cliTestTimeout, freshHome, runCli } from "./cli-harness.js";
 
 describe("a resumed run in PostgreSQL (needs PostgreSQL on 127.0.0.1:5432)", () => {
   it("keeps the run, its settings and its board in PostgreSQL, none on disk, and resumes it by id with the password from PGPASSWORD", async () => {
@@ -26,5 +26,5 @@ describe("a resumed run in PostgreSQL (needs PostgreSQL on 127.0.0.1:5432)", () 
     expect(resumed.stdout).not.toMatch(/· TaskCreate/);
     expect(resumed.stdout).toMatch(/TaskUpdate \{"task_id":"2","status":"completed"\} → Updated task #2/);
     expect(readFileSync(join(ws, "report.md"), "utf8")).toContain("| b.txt | 1 | bravo |");
-  });
+  }, cliTestTimeout(2));
 });

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { openSqliteDatabase } from "../../src/stores/sqlite-database.js";
 import { SqliteRunStore } from "../../src/stores/sqlite-run-store.js";
 import { exitCodeOf } from "../../src/cli/run-endings.js";
-import { freshHome, runCli, workspace } from "./cli-harness.js";
+import { cliTestTimeout, freshHome, runCli, workspace } from "./cli-harness.js";
 
 async function savedSettings(home: string): Promise<unknown> {
   const store = new SqliteRunStore(join(home, "stepwise.db"));
@@ -31,7 +31,7 @@ describe("stepwise run --resume keeps the run's settings", () => {
     expect(resumed.stdout).toContain("The agent wants to call write_file with:");
     expect(readFileSync(join(ws, "report.md"), "utf8")).toContain("| b.txt | 1 | bravo |");
     expect(readdirSync(elsewhere)).toEqual([]);
-  });
+  }, cliTestTimeout(2));
 
   it("lets options typed on the resuming command line override the saved ones", async () => {
     const home = freshHome();
@@ -44,7 +44,7 @@ describe("stepwise run --resume keeps the run's settings", () => {
     expect(existsSync(join(ws, "report.md"))).toBe(true);
     // Kept for a later resume: the override, and the rest as saved.
     expect(await savedSettings(home)).toEqual({ workspace: ws, approval: "none", maxSteps: 5 });
-  });
+  }, cliTestTimeout(2));
 
   it("resumes a run saved before settings were kept with the command line's options", async () => {
     const home = freshHome();
@@ -58,7 +58,7 @@ describe("stepwise run --resume keeps the run's settings", () => {
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stdout).toContain("The agent wants to call write_file with:");
     expect(existsSync(join(ws, "report.md"))).toBe(true);
-  });
+  }, cliTestTimeout(2));
 });
 
 describe("a PostgreSQL password in --store", () => {

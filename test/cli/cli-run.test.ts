@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
 import { exitCodeOf, RUN_ENDINGS } from "../../src/cli/run-endings.js";
-import { CLI, freshHome, runCli, workspace } from "./cli-harness.js";
+import { CLI, cliTestTimeout, freshHome, runCli, workspace } from "./cli-harness.js";
 
 describe("stepwise demo", () => {
   it("runs every strategy offline and each writes its report", async () => {
@@ -18,7 +18,7 @@ describe("stepwise demo", () => {
     // Every strategy writes the summary table, the compiler too (from what its parallel reads returned).
     expect(result.stdout.match(/\| notes\/risks\.md \| 5 \| Risks \|/g)).toHaveLength(7);
     expect(result.stdout).not.toMatch(/^\d+\t/m);
-  });
+  }, cliTestTimeout(7));
 });
 
 describe("stepwise run", () => {
@@ -72,6 +72,8 @@ describe("stepwise run", () => {
     [["run", "x", "--model", "scripted:other"], /unknown scripted model "scripted:other"/],
     [["run", "x", "--model", "scripted:demo", "--workspace", "/no/such/dir"], /workspace \/no\/such\/dir does not exist/],
     [["run", "x", "--max-steps", "0"], /expected a whole number of at least 1/],
+    [["worker", "--concurrency", "0"], /option '--concurrency <n>' argument '0' is invalid. expected a whole number of at least 1/],
+    [["worker", "--lease", "soon"], /option '--lease <ms>' argument 'soon' is invalid. expected a whole number of at least 1/],
     [["run", "--model", "scripted:demo"], /a task is required/],
     [["frobnicate"], /unknown command 'frobnicate'/],
   ])("refuses %j with one readable line and a non-zero exit", async (args, message) => {
@@ -115,7 +117,7 @@ describe("stepwise run", () => {
     const fourth = await runCli(["run", "--resume"], { home });
     expect(fourth.code).toBe(2);
     expect(fourth.stderr).toMatch(/already finished; nothing to resume/);
-  });
+  }, cliTestTimeout(4));
 });
 
 describe("exit codes", () => {
@@ -129,8 +131,8 @@ describe("exit codes", () => {
   it("are the README's table, code for code", () => {
     const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
     const table = readme.slice(readme.indexOf("exits with a code saying how the run ended"));
-    const codes = [...table.slice(0, table.indexOf("\n\n#")).matchAll(/^\| (\d+) \|/gm)].map((m) => Number(m[1]));
-    expect(codes).toEqual(Object.values(RUN_ENDINGS).map((e) => e.code));
+    const codes = [...table.slice(0, table.indexOf("\n\n#")).matchAll(/^\| (\d+) \| `([a-z-]+)` \|/gm)].map((m) => [Number(m[1]), m[2]]);
+    expect(codes).toEqual(Object.entries(RUN_ENDINGS).map(([ending, e]) => [e.code, ending]));
   });
 
   it("prints the version", async () => {
@@ -147,13 +149,14 @@ describe("stepwise run --approval", () => {
       const home = freshHome();
       const ws = workspace(home);
       const paused = await runCli(["run", "Report", "-s", strategy, "-m", "scripted:demo", "-w", ws, "--approval", "writes"], { home });
-      expect(paused.code, paused.stderr).toBe(exitCodeOf("awaiting-approval"));
+      expect(paused.code, paused.stderr).toBe(exitCodeOf("awaiting-user"));
       expect(paused.stdout).toContain("waiting for approval of: write_file; state saved.");
       expect(existsSync(join(ws, "report.md"))).toBe(false);
       const resumed = await runCli(["run", "--resume"], { home, input: "approve\n" });
       expect(resumed.code, resumed.stderr).toBe(0);
       expect(readFileSync(join(ws, "report.md"), "utf8")).toContain("| b.txt |");
     },
+    cliTestTimeout(2),
   );
 
   it("asks before the plan and each write; approves from scripted input", async () => {
@@ -217,13 +220,13 @@ describe("stepwise run --approval", () => {
     const home = freshHome();
     const ws = workspace(home);
     const paused = await runCli(["run", "Report", "--model", "scripted:demo", "--workspace", ws, "--approval", "writes"], { home });
-    expect(paused.code).toBe(exitCodeOf("awaiting-approval"));
+    expect(paused.code).toBe(exitCodeOf("awaiting-user"));
     expect(paused.stdout).toContain("waiting for approval of: write_file; state saved.");
     const resumed = await runCli(["run", "--resume", "--workspace", ws, "--approval", "writes"], { home, input: "approve\n" });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stdout).toContain("The agent wants to call write_file with:");
     expect(readFileSync(join(ws, "report.md"), "utf8")).toContain("| docs/a.md |");
-  });
+  }, cliTestTimeout(2));
 });
 
 describe("decisions given up front", () => {
@@ -245,7 +248,7 @@ describe("decisions given up front", () => {
     const file = join(home, "decisions.json");
     writeFileSync(file, JSON.stringify([{ tool: "write_file", action: "approve" }]));
     const result = await runCli(["run", "Report", "-m", "scripted:demo", "-w", ws, "--approval", "all", "--decisions", file], { home });
-    expect(result.code).toBe(exitCodeOf("awaiting-approval"));
+    expect(result.code).toBe(exitCodeOf("awaiting-user"));
     expect(result.stderr).toBe("stepwise: decision 1 of --decisions is for write_file, but create_plan waits; the run stays paused\n");
   });
 
@@ -303,7 +306,7 @@ describe("Ctrl-C", () => {
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stdout).not.toContain("create_plan");
     expect(readFileSync(join(ws, "report.md"), "utf8")).toContain("| b.txt | 1 | bravo |");
-  });
+  }, cliTestTimeout(2));
 });
 
 describe("context folding in the CLI", () => {

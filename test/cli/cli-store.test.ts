@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { freshHome, runCli } from "./cli-harness.js";
+import { cliTestTimeout, freshHome, runCli } from "./cli-harness.js";
 
 async function homeWithRuns(...strategies: string[]): Promise<string> {
   const home = freshHome();
@@ -30,7 +30,7 @@ describe("stepwise plans", () => {
     const missing = await runCli(["plans", "show", "zzz"], { home });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toBe('stepwise: no plan with id "zzz"; list them with: stepwise plans list\n');
-  });
+  }, cliTestTimeout(3));
 
   it("shows a plan in progress with the run view's marks, never the model's glued [WIP]name", async () => {
     const home = freshHome();
@@ -44,7 +44,7 @@ describe("stepwise plans", () => {
     expect(show.stdout).toContain("  [x] 1. Survey the workspace\n");
     expect(show.stdout).toContain("  [>] 2. Read every file\n");
     expect(show.stdout).not.toMatch(/\[WIP\]|\]\S/);
-  });
+  }, cliTestTimeout(3));
 
   it("refuses a --store it cannot use in one line, exit 2", async () => {
     for (const args of [["plans", "list"], ["plans", "show", "abc"]]) {
@@ -55,7 +55,8 @@ describe("stepwise plans", () => {
   });
 
   it("says how to make a plan when there is none", async () => {
-    const list = await runCli(["plans", "list"]);
+    const home = await homeWithRuns("todos");
+    const list = await runCli(["plans", "list"], { home });
     expect(list.code).toBe(0);
     expect(list.stdout).toBe('No plans yet: the store is empty. Run: stepwise run "<task>" --strategy notebook\n');
   });
@@ -72,16 +73,49 @@ describe("stepwise tasks", () => {
     const show = await runCli(["tasks", "show", String(write)], { home });
     expect(show.stdout).toContain(`Task #${write}: Write report.md`);
     expect(show.stdout).toContain(`Blocked by: #${read} (completed)`);
-  });
+  }, cliTestTimeout(2));
 
-  it("refuses to guess a shared board and explains an empty store", async () => {
-    const shared = await runCli(["tasks", "list", "--store", "postgres://127.0.0.1:5432/test"]);
-    expect(shared.stderr).toBe("stepwise: name the shared board to read with --board <id>\n");
-    // An empty store is not an error, for tasks as for plans: exit 0 and say so.
-    const empty = await runCli(["tasks", "list"]);
+  it("explains a store without boards: not an error, for tasks as for plans", async () => {
+    const home = await homeWithRuns("todos");
+    const empty = await runCli(["tasks", "list"], { home });
     expect(empty.code).toBe(0);
-    expect(empty.stdout).toBe('No task board yet: the store is empty. Run: stepwise run "<task>" --strategy tasks\n');
-  });
+    expect(empty.stdout).toBe(`No task board yet in the store ${join(home, "stepwise.db")}. Run: stepwise run "<task>" --strategy tasks\n`);
+    expect((await runCli(["tasks", "boards"], { home })).stdout).toBe(
+      `No task boards in the store ${join(home, "stepwise.db")} yet. Run: stepwise run "<task>" --strategy tasks\n`,
+    );
+  }, cliTestTimeout(3));
+
+  it("reads the board stepwise mcp made, lists every board, and names them when --board names none", async () => {
+    const home = freshHome();
+    // The MCP server opens its board (mcp) and stops when its input ends.
+    const served = await runCli(["mcp"], { home });
+    expect(served.code, served.stderr).toBe(0);
+    const onlyMcp = await runCli(["tasks", "list"], { home });
+    expect(onlyMcp.code, onlyMcp.stderr).toBe(0);
+    expect(onlyMcp.stdout).toMatch(/^board mcp\nThe task board is empty\./);
+
+    const ws = join(home, "ws");
+    mkdirSync(ws);
+    writeFileSync(join(ws, "a.txt"), "alpha\n");
+    const run = await runCli(["run", "Report", "-s", "tasks", "-m", "scripted:demo", "-w", ws], { home });
+    const runId = /^run (\S+) /m.exec(run.stdout)![1]!;
+    const boards = await runCli(["tasks", "boards"], { home });
+    expect(boards.stdout).toBe([`${runId}  3 tasks: 0 pending, 0 in progress, 3 completed`, "mcp  0 tasks: 0 pending, 0 in progress, 0 completed", ""].join("\n"));
+    // Without --board: the latest tasks run's board; --board takes the start of an id too.
+    expect((await runCli(["tasks", "list"], { home })).stdout).toMatch(new RegExp(`^board ${runId}\n3 tasks: `));
+    expect((await runCli(["tasks", "list", "--board", runId.slice(0, 8)], { home })).stdout).toMatch(new RegExp(`^board ${runId}\n`));
+    expect((await runCli(["tasks", "show", "1", "--board", "mcp"], { home })).stderr).toBe(
+      'stepwise: no task "1" on board mcp; list them with: stepwise tasks list --board mcp\n',
+    );
+
+    const missing = await runCli(["tasks", "list", "--board", "team"], { home });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toBe(
+      `stepwise: there is no board team in the store ${join(home, "stepwise.db")}; its boards: ${runId} (3 tasks: 0 pending, 0 in progress, 3 completed); mcp (0 tasks: 0 pending, 0 in progress, 0 completed)\n`,
+    );
+    // Naming a board that is not there made none.
+    expect((await runCli(["tasks", "boards"], { home })).stdout).not.toContain("team");
+  }, cliTestTimeout(10));
 });
 
 describe("an unusable store", () => {
@@ -98,7 +132,7 @@ describe("an unusable store", () => {
   });
 
   it("fails at once, in one line, when STEPWISE_HOME cannot be created", async () => {
-    const result = await runCli(["plans", "list"], { env: { STEPWISE_HOME: "/proc/nope/x" }, timeoutMs: 10_000 });
+    const result = await runCli(["run", "x", "-m", "scripted:demo"], { env: { STEPWISE_HOME: "/proc/nope/x" }, timeoutMs: 10_000 });
     expect(result.signal).toBeNull();
     expect(result.code).toBe(2);
     expect(result.stderr).toBe("stepwise: STEPWISE_HOME /proc/nope/x cannot be created (ENOENT at /proc/nope); point STEPWISE_HOME at a folder you can write\n");

@@ -76,11 +76,11 @@ async function watchARunLive(store: string | undefined): Promise<void> {
 
   const listed = (await (await fetch(new URL("/api/runs", viewer))).json()) as Record<string, unknown>[];
   const mine = listed.find((r) => r["id"] === runId);
-  expect(mine).toMatchObject({ id: runId, strategy: "todos", model: "scripted:demo", status: "awaiting-approval" });
-  expect(Object.keys(mine ?? {}).sort()).toEqual(["created", "id", "model", "status", "strategy", "task", "updated"]);
+  expect(mine).toMatchObject({ id: runId, strategy: "todos", model: "scripted:demo", status: "awaiting-user" });
+  expect(Object.keys(mine ?? {}).sort()).toEqual(["created", "durationMs", "id", "inputTokens", "model", "modelCalls", "outputTokens", "status", "strategy", "task", "updated"]);
   expect(Date.parse(String(mine?.["updated"]))).toBeGreaterThanOrEqual(Date.parse(String(mine?.["created"])));
   expect((await (await fetch(new URL(`/api/runs/${runId}`, viewer))).json()) as unknown).toMatchObject({
-    run: { id: runId, status: "awaiting-approval" },
+    run: { id: runId, status: "awaiting-user" },
     pending: [{ name: "write_file" }],
   });
 

@@ -46,7 +46,7 @@ describe("a workflow run killed mid-plan resumes without redoing finished steps"
         const restarted = after.flatMap(({ event }) => (event.type === "workflow-step-start" && finished.has(stepKey(event.round, event.step.id)) ? [event.step.description] : []));
         expect(restarted).toEqual([]);
         expect(after.some(({ event }) => event.type === "workflow-step-start")).toBe(true);
-        expect(await store.getRun(runId)).toMatchObject({ status: "finished" });
+        expect(await store.getRun(runId)).toMatchObject({ status: "final" });
         expect(readFileSync(join(ws, "report.md"), "utf8")).toContain("docs/a.md");
       } finally {
         await store.close();

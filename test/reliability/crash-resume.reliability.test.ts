@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createDemoWorkspace } from "../../src/cli/demo/demo-workspace.js";
 import type { PlanData } from "../../src/planning/notebook/plan.js";
 import { openSqliteDatabase } from "../../src/stores/sqlite-database.js";
-import { SqlitePlanStorage } from "../../src/stores/sqlite-plan-storage.js";
+import { SqlitePlanStore } from "../../src/stores/sqlite-plan-store.js";
 import { SqliteRunStore } from "../../src/stores/sqlite-run-store.js";
 import { CLI, freshHome, runCli } from "../cli/cli-harness.js";
 import { recordFigure } from "./figures.js";
@@ -38,7 +38,7 @@ async function snapshot(home: string): Promise<Snapshot> {
   try {
     const run = (await new SqliteRunStore(db).listRuns(1))[0];
     if (!run) return { runId: null, status: null, plans: [] };
-    return { runId: run.id, status: run.status, plans: new SqlitePlanStorage(db, { scope: run.id }).list() };
+    return { runId: run.id, status: run.status, plans: await new SqlitePlanStore(db, { scope: run.id }).list() };
   } finally {
     db.close();
   }
@@ -69,7 +69,7 @@ async function crashChain(kills: number, referenceReport: string): Promise<void>
     let before = await snapshot(home);
     for (let landed = 0; landed < kills; ) {
       const args = before.runId ? ["run", "--resume", "--workspace", workspace] : runArgs;
-      if (before.status === "finished") break;
+      if (before.status === "final") break;
       const { child, exited } = start(args, home);
       const delay = Math.floor(Math.random() * MAX_DELAY_MS);
       const outcome = await Promise.race([exited.then(() => "exited" as const), sleep(delay).then(() => "due" as const)]);
@@ -85,7 +85,7 @@ async function crashChain(kills: number, referenceReport: string): Promise<void>
       if (after.plans.length > 1) lost(`${after.plans.length} plans after a kill: the run planned twice`);
       before = after;
     }
-    if (before.status !== "finished") {
+    if (before.status !== "final") {
       const resumed = before.runId
         ? await runCli(["run", "--resume", "--workspace", workspace], { home })
         : await runCli(runArgs, { home });
@@ -104,7 +104,7 @@ async function checkFinished(home: string, workspace: string, referenceReport: s
   const events = (await new SqliteRunStore(db).events(final.runId ?? "", 0, 100_000)).map((e) => e.event);
   db.close();
   const problems: string[] = [];
-  if (final.status !== "finished") problems.push(`run ended ${final.status}`);
+  if (final.status !== "final") problems.push(`run ended ${final.status}`);
   if (final.plans.length !== 1) problems.push(`${final.plans.length} plans`);
   const plan = final.plans[0];
   if (plan?.state !== "done") problems.push(`plan is ${plan?.state}`);

@@ -127,7 +127,7 @@ function argumentsFor(tool: string): fc.Arbitrary<unknown> {
 const SUBTASK_STATES = ["todo", "in_progress", "done", "abandoned"];
 const PLAN_STATES = ["todo", "in_progress", "done", "abandoned"];
 
-function notebookProblems(notebook: PlanNotebook, seen: Set<string>): string[] {
+async function notebookProblems(notebook: PlanNotebook, seen: Set<string>): Promise<string[]> {
   const problems: string[] = [];
   const plan = notebook.currentPlan;
   if (plan) {
@@ -136,7 +136,7 @@ function notebookProblems(notebook: PlanNotebook, seen: Set<string>): string[] {
     if (!PLAN_STATES.includes(plan.state)) problems.push("illegal plan state");
     if (plan.subtasks.length === 0) problems.push("plan without subtasks");
   }
-  const ids = new Set([...(plan ? [plan.id] : []), ...notebook.historicalPlans().map((p) => p.id)]);
+  const ids = new Set([...(plan ? [plan.id] : []), ...(await notebook.historicalPlans()).map((p) => p.id)]);
   for (const id of seen) if (!ids.has(id)) problems.push(`plan ${id} lost from history`);
   for (const id of ids) seen.add(id);
   return problems;
@@ -211,7 +211,7 @@ describe("fuzzed tool input: no exception escapes, errors are actionable, state 
         const seen = new Set<string>();
         for (const { name, args } of calls) {
           await invokeCounted(notebook.tools().find((t) => t.name === name)!, args);
-          expect(notebookProblems(notebook, seen)).toEqual([]);
+          expect(await notebookProblems(notebook, seen)).toEqual([]);
         }
       }),
       { numRuns: RUNS },

@@ -223,7 +223,7 @@ describe("provider faults in the middle of an agent run with a plan", () => {
         expect(result.text).toBe("All done.");
         const firstResult = agent.memory.find((m) => m.role === "tool");
         expect(firstResult?.content).toMatch(/create_plan|JSON|Invalid/i);
-        expect(notebook.historicalPlans()).toEqual([]);
+        expect(await notebook.historicalPlans()).toEqual([]);
         expect(notebook.currentPlan?.name).toBe("Fault drill");
         checkConsistent(agent, notebook);
       } finally {

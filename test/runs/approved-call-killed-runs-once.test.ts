@@ -1,23 +1,12 @@
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, expect, it } from "vitest";
-import { RunProcess } from "./run-process-harness.js";
+import { expect, it } from "vitest";
+import { built, driverProcesses } from "./run-process-harness.js";
 
-// Built code only (`npm run build` first): what a user's processes would run. SQLite, no server.
-const distEntry = new URL("../../dist/index.js", import.meta.url).href;
-const { openRuns } = (await import(distEntry)) as typeof import("../../src/index.js");
-
-const children: RunProcess[] = [];
-afterEach(() => {
-  for (const child of children.splice(0)) if (child.child.exitCode === null) child.child.kill("SIGKILL");
-});
-
-function spawnRun(args: string[], env: NodeJS.ProcessEnv = {}): RunProcess {
-  const child = new RunProcess(args, env);
-  children.push(child);
-  return child;
-}
+// Built code only: what a user's processes would run. SQLite, no server.
+const { openRuns } = built;
+const spawnRun = driverProcesses();
 
 /**
  * Starts a run that pauses on its first write, then approves it in a second process, which is
@@ -29,7 +18,7 @@ async function killInsideApprovedCall(env: NodeJS.ProcessEnv): Promise<{ store: 
   const log = join(dir, "calls.log");
   const a = spawnRun(["start", store, log, "0"], env);
   const runId = (await a.line(/^run /)).slice(4);
-  expect(await a.line(/^outcome /)).toBe("outcome awaiting-approval");
+  expect(await a.line(/^outcome /)).toBe("outcome awaiting-user");
 
   const b = spawnRun(["resume", store, log, "1", runId], { APPROVE_PENDING: "1" });
   await b.line(/^holding 1$/);
@@ -46,14 +35,14 @@ it("a run killed while an approved call runs never asks for it again nor makes i
 
   const c = spawnRun(["resume", store, log, "0", runId]);
   // The run goes on to the next write, which waits for the user as the first one did.
-  expect(await c.line(/^outcome /)).toBe("outcome awaiting-approval");
+  expect(await c.line(/^outcome /)).toBe("outcome awaiting-user");
   expect(appended(log)).toEqual(["1"]);
   const runs = openRuns({ store });
   try {
     let waiting: string[] = [];
     for await (const { event } of runs.events(runId)) if (event.type === "approval-requested") waiting = event.calls.map((call) => call.arguments);
     expect(waiting).toEqual([JSON.stringify({ n: 2 })]);
-    expect(await runs.get(runId)).toMatchObject({ status: "awaiting-approval" });
+    expect(await runs.get(runId)).toMatchObject({ status: "awaiting-user" });
     // What the model was told of call 1, in the saved memory.
     const saved = (await runs.stores.runs.loadCheckpoint(runId)) as { memory: { role: string; content: string }[] };
     expect(saved.memory.filter((m) => m.role === "tool").map((m) => m.content.split(":")[0])).toEqual(["Interrupted"]);
@@ -66,7 +55,7 @@ it("a compiler run killed while an approved task runs finishes without making th
   const { store, log, runId } = await killInsideApprovedCall({ RUN_APPROVAL: "writes", RUN_STRATEGY: "compiler" });
 
   const c = spawnRun(["resume", store, log, "0", runId]);
-  expect(await c.line(/^outcome /)).toBe("outcome finished");
+  expect(await c.line(/^outcome /)).toBe("outcome final");
   expect(appended(log)).toEqual(["1"]);
   const runs = openRuns({ store });
   try {

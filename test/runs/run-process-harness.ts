@@ -1,8 +1,25 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { afterEach } from "vitest";
 
 const SCRIPT = fileURLToPath(new URL("./run-process.mjs", import.meta.url));
 export { freshSchema } from "../../src/stores/test-support/fresh-schema.js";
+
+/** The package as built (`npm run build` first): what a user's processes run. */
+export const built = (await import(new URL("../../dist/runs/index.js", import.meta.url).href)) as typeof import("../../src/runs/index.js");
+
+/** Starts driver processes for a test file; any still running when a test ends is killed. */
+export function driverProcesses(): (args: string[], env?: NodeJS.ProcessEnv) => RunProcess {
+  const children: RunProcess[] = [];
+  afterEach(() => {
+    for (const child of children.splice(0)) if (child.child.exitCode === null) child.child.kill("SIGKILL");
+  });
+  return (args, env) => {
+    const child = new RunProcess(args, env);
+    children.push(child);
+    return child;
+  };
+}
 
 /** A driver process (test/runs/run-process.mjs) whose output lines can be waited for. */
 export class RunProcess {
@@ -43,6 +60,18 @@ export class RunProcess {
         if (late) resolve(late);
         else reject(new Error(`exited (${String(code)}) without printing ${match}: ${this.lines.join(" | ")} ${this.#stderr}`));
       });
+    });
+  }
+
+  /** The first line matching `next` that comes after the first line matching `first`. */
+  async lineAfter(first: RegExp, next: RegExp): Promise<string> {
+    const anchor = await this.line(first);
+    const after = (line: string) => next.test(line) && this.lines.indexOf(line) > this.lines.indexOf(anchor);
+    const seen = this.lines.find(after);
+    if (seen) return seen;
+    return new Promise((resolve, reject) => {
+      this.#waiters.push({ match: after, resolve });
+      void this.exited.then((code) => reject(new Error(`exited (${String(code)}) without printing ${next} after ${first}: ${this.lines.join(" | ")} ${this.#stderr}`)));
     });
   }
 

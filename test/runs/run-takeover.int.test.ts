@@ -5,8 +5,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { freshSchema, RunProcess } from "./run-process-harness.js";
 
 // Built code only (`npm run build` first): what a user's processes would run. Needs PostgreSQL.
-const distEntry = new URL("../../dist/index.js", import.meta.url).href;
-const { openRuns } = (await import(distEntry)) as typeof import("../../src/index.js");
+const distEntry = new URL("../../dist/runs/index.js", import.meta.url).href;
+const { openRuns } = (await import(distEntry)) as typeof import("../../src/runs/index.js");
 
 const cleanups: (() => Promise<void>)[] = [];
 const children: RunProcess[] = [];
@@ -48,13 +48,13 @@ describe("a run on PostgreSQL taken over by another process (public API, real pr
     expect(await loser.line(/^error /)).toMatch(new RegExp(`^error run ${runId} is already being resumed by \\S+:\\d+:`));
     expect(await loser.exited).toBe(1);
     first.release();
-    expect(await first.line(/^outcome /)).toBe("outcome finished");
+    expect(await first.line(/^outcome /)).toBe("outcome final");
     expect(await first.exited).toBe(0);
 
     expect(appended(log)).toEqual(["1", "2", "3", "4", "5"]);
     const runs = openRuns({ store: url });
     try {
-      expect(await runs.get(runId)).toMatchObject({ status: "finished", answer: "appended 5", lease: null });
+      expect(await runs.get(runId)).toMatchObject({ status: "final", answer: "appended 5", lease: null });
       const ends: string[] = [];
       for await (const { event } of runs.events(runId)) if (event.type === "tool-end") ends.push(`${event.call.arguments} ${event.result.text.split(":")[0]}`);
       // Call 3's result was never recorded before the kill: the resumed run says so instead of running it again.
@@ -81,12 +81,12 @@ describe("a run on PostgreSQL taken over by another process (public API, real pr
     expect(await d1.exited).toBe(1);
 
     worker.release();
-    expect(await worker.line(/^outcome /)).toBe("outcome finished");
+    expect(await worker.line(/^outcome /)).toBe("outcome final");
     // The paused driver ran nothing after it came back; the worker ran each remaining call once.
     expect(appended(log)).toEqual(["1", "2", "3", "4", "5"]);
     const runs = openRuns({ store: url });
     try {
-      expect(await runs.get(runId)).toMatchObject({ status: "finished" });
+      expect(await runs.get(runId)).toMatchObject({ status: "final" });
     } finally {
       await runs.close();
     }

@@ -1,11 +1,10 @@
 import type { ChatModel, ModelRequest } from "../../core/model.js";
 import { reactiveModel, type ScriptedTurn } from "../../models/scripted.js";
-import { TODOS_SAVED } from "../../planning/todos/write-todos-tool.js";
 import type { ModelRole, ModelsByRole } from "../../runs/strategies.js";
 import type { StrategyName } from "../../runs/strategies.js";
 import { planInHint } from "./plan-in-hint.js";
 import { readRequest, type RequestFacts } from "./request-reading.js";
-import { todosInRecitation } from "./todos-in-recitation.js";
+import { todosInRequest, writeSaved } from "./todos-in-request.js";
 import { filesInListing, REPORT_PATH, reportMarkdown, summarizeRead, type FileSummary } from "./workspace-survey.js";
 
 /**
@@ -217,15 +216,15 @@ function tasks(req: ModelRequest): ScriptedTurn {
 
 /**
  * The todo-list brain follows write_todos' description: it creates the list with `todos` once, then
- * sends only changes, `updates` by the ids the recitation shows. It decides from the recited list and
+ * sends only changes, `updates` by the ids the list shows. It decides from the list its writes made and
  * the tools' answers, so a refused report write goes back to pending, not completed, and the answer
  * says so; a write_todos call that was not saved (refused, or rejected by the user) ends the run with its reason.
  */
 function todos(req: ModelRequest): ScriptedTurn {
   const facts = readRequest(req);
   const saved = facts.lastResult("write_todos");
-  if (saved !== undefined && saved !== TODOS_SAVED) return `I stopped: write_todos answered: ${quoted(saved)}`;
-  const list = todosInRecitation(req);
+  if (saved !== undefined && !writeSaved(saved)) return `I stopped: write_todos answered: ${quoted(saved)}`;
+  const list = todosInRequest(req);
   if (list === null) {
     const items = TASK_SUBJECTS.map((content, i) => ({ content, status: i === 0 ? "in_progress" : "pending" }));
     return call("write_todos", { todos: items });

@@ -1,5 +1,5 @@
 import type { ServerResponse } from "node:http";
-import { sendJson, sendSse, type ReceivedRequest } from "./http-server.js";
+import { sendJson, sendSse, type Handler, type ReceivedRequest } from "./http-server.js";
 
 type OpenAIToolCall = { id?: string; type?: string; function: { name: string; arguments: string } };
 type OpenAICompletion = {
@@ -51,4 +51,24 @@ export function sendAnthropicReply(res: ServerResponse, req: ReceivedRequest, me
     named({ type: "message_delta", delta: { stop_reason: stopReason ?? "end_turn", stop_sequence: null }, usage: { output_tokens: usage.output_tokens } }),
     named({ type: "message_stop" }),
   ]);
+}
+
+/** One assistant turn of a model behind a local OpenAI-compatible endpoint: text, tool calls (ids c1, c2, … unless given), or both. */
+export type AssistantTurn = { content?: string | null; calls?: { name: string; arguments: unknown; id?: string }[] };
+
+/** Answers with that turn, and a token of usage each way; a string is a turn of text alone. */
+export function assistantTurn(turn: AssistantTurn | string): Handler {
+  const { content = null, calls = [] } = typeof turn === "string" ? { content: turn } : turn;
+  const toolCalls = calls.map((call, i) => ({
+    id: call.id ?? `c${i + 1}`,
+    type: "function",
+    function: { name: call.name, arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments) },
+  }));
+  return (res, req) =>
+    sendOpenAIReply(res, req, {
+      id: "chatcmpl-1",
+      model: "gpt-test",
+      choices: [{ message: { role: "assistant", content, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) }, finish_reason: toolCalls.length > 0 ? "tool_calls" : "stop" }],
+      usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+    });
 }

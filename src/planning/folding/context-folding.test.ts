@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { Agent } from "../../core/agent.js";
 import type { AgentEvent } from "../../core/events.js";
 import type { Message } from "../../core/messages.js";
-import { estimateMessageTokens } from "../../core/tokens.js";
+import { estimateMessageTokens, estimateTokens } from "../../core/tokens.js";
 import { scriptedModel, type ScriptedTurn } from "../../models/scripted.js";
 import { contextFolding, type ContextFoldingOptions } from "./context-folding.js";
 import { isValidToolSequence, readFile, unitTurns, workUnits } from "./test-support/work-units.js";
@@ -28,11 +28,13 @@ describe("contextFolding", () => {
   it("folds at the budget and not before: the first fold comes right before the first request past it", async () => {
     const budgetTokens = 4000;
     const unfolded = await run(unitTurns(6, 5), { recite: false });
-    const sizes = unfolded.model.requests.map((req) => estimateMessageTokens(req.messages));
+    const folded = await run(unitTurns(6, 5), { recite: false, folding: { budgetTokens } });
+    // A request's size, as folding counts it: its messages and the tools it carries (recall's too).
+    const tools = estimateTokens(JSON.stringify(folded.model.requests[0]?.tools));
+    const sizes = unfolded.model.requests.map((req) => estimateMessageTokens(req.messages) + tools);
     const firstOver = sizes.findIndex((size) => size > budgetTokens);
     expect(firstOver).toBeGreaterThan(0);
 
-    const folded = await run(unitTurns(6, 5), { recite: false, folding: { budgetTokens } });
     const firstFold = folded.events.findIndex((e) => e.type === "context-folded");
     const startsBefore = folded.events.slice(0, firstFold).filter((e) => e.type === "model-start").length;
     expect(startsBefore).toBe(firstOver);

@@ -1,6 +1,6 @@
 import type { Message } from "../../core/messages.js";
 import type { Plugin, PluginHost } from "../../core/plugin.js";
-import { estimateMessageTokens } from "../../core/tokens.js";
+import { estimateMessageTokens, estimateTokens } from "../../core/tokens.js";
 import { foldBatch, type FoldedUnit, type StubbedResult } from "./fold-batch.js";
 import "./folding-events.js";
 import { FOLDING_STATE_VERSION, parseFoldingState, type FoldingState, type FoldingStats } from "./folding-state.js";
@@ -8,8 +8,15 @@ import { recallTool } from "./recall-tool.js";
 import { UnitLedger } from "./unit-ledger.js";
 
 export interface ContextFoldingOptions {
-  /** Fold when a request's estimated size passes this many tokens. Default: `share` of `contextWindow`. */
+  /** Fold when a request's size passes this many tokens. Default: `share` of `contextWindow`. */
   budgetTokens?: number;
+  /**
+   * How a text is counted against the budget. By default an estimate (about four characters a token),
+   * which can fall 10-15% short of a real tokenizer on code, so that a request may end up that far over
+   * the budget; give your model's tokenizer (e.g. gpt-tokenizer's `countTokens` for OpenAI models) and
+   * no request goes over it.
+   */
+  countTokens?: (text: string) => number;
   /** The model's context window in tokens (default 128,000). */
   contextWindow?: number;
   /** The share of the context window used as the budget (default 0.5). */
@@ -58,13 +65,19 @@ export function contextFolding(opts: ContextFoldingOptions = {}): ContextFolding
   const recordShare = opts.recordShare ?? DEFAULT_RECORD_SHARE;
   if (!(recordShare > 0 && recordShare < 1)) throw new Error(`recordShare must be between 0 and 1, got ${recordShare}.`);
 
+  const count = opts.countTokens ?? estimateTokens;
+  const measure = (messages: readonly Message[]) => estimateMessageTokens(messages, count);
   const ledger = new UnitLedger();
   let units: FoldedUnit[] = [];
   let stubs: StubbedResult[] = [];
   let stubbedIds = new Set<string>();
   let stats: FoldingStats = { prefixBreaks: 0, unitsFolded: 0, resultsStubbed: 0, tokensSaved: 0 };
-  // What a request holds beside memory (system prompt, tail messages), as measured on the last one.
+  // What a request holds beside memory: the largest system prompt and tail messages seen so far (a
+  // hint grows as its plan does, and the decision to fold comes before this request's tail is
+  // known), and its tools.
   let overheadTokens = 0;
+  let toolTokens = 0;
+  let toolsCounted: string | undefined;
   let host: PluginHost | undefined;
   const recall = recallTool({
     get units() {
@@ -88,9 +101,15 @@ export function contextFolding(opts: ContextFoldingOptions = {}): ContextFolding
       agentHost.on((event) => ledger.observe(event));
     },
     rewriteMemory(ctx): Message[] | void {
-      const tokensBefore = estimateMessageTokens(ctx.memory) + overheadTokens;
+      const tools = JSON.stringify(ctx.tools ?? []);
+      if (tools !== toolsCounted) {
+        toolsCounted = tools;
+        toolTokens = ctx.tools ? count(tools) : 0;
+      }
+      const tokensBefore = measure(ctx.memory) + overheadTokens + toolTokens;
       if (tokensBefore <= budgetTokens) return;
       const batch = foldBatch(ctx.memory, {
+        count,
         ownerOf: (turnKey) => ledger.ownerOf(turnKey),
         isStubbed: (callId) => stubbedIds.has(callId),
         excessTokens: tokensBefore - lowWaterTokens,
@@ -126,14 +145,14 @@ export function contextFolding(opts: ContextFoldingOptions = {}): ContextFolding
         })),
         digested: batch.digested.map((fold) => ({ ...fold.unit })),
         tokensBefore,
-        tokensAfter: estimateMessageTokens(batch.memory) + overheadTokens,
+        tokensAfter: measure(batch.memory) + overheadTokens + toolTokens,
         tokensSaved: batch.tokensSaved,
         prefixBreaks: stats.prefixBreaks,
       });
       return batch.memory;
     },
     beforeModel(ctx): void {
-      overheadTokens = estimateMessageTokens(ctx.messages) - estimateMessageTokens(ctx.memory);
+      overheadTokens = Math.max(overheadTokens, measure(ctx.messages) - measure(ctx.memory));
     },
     saveState: (): FoldingState => ({
       version: FOLDING_STATE_VERSION,

@@ -1,6 +1,6 @@
 import type { WorkUnit } from "../work-units.js";
 import { cloneMessages, type Message, type ToolMessage } from "../../core/messages.js";
-import { estimateMessageTokens, estimateTokens } from "../../core/tokens.js";
+import { estimateMessageTokens } from "../../core/tokens.js";
 import { foldedUnitRecord, stubbedResult } from "./folded-record.js";
 import { digestRecords } from "./record-digest.js";
 import { findToolTurns, type ToolTurn } from "./tool-turns.js";
@@ -27,15 +27,17 @@ export type FoldBatch = {
 };
 
 export interface FoldBatchInput {
+  /** How a text is counted (the budget's counter). */
+  count(text: string): number;
   ownerOf(turnKey: string): LedgerUnit | undefined;
   isStubbed(callId: string): boolean;
-  /** Estimated tokens to remove to get down to the low-water mark. */
+  /** Tokens to remove to get down to the low-water mark. */
   excessTokens: number;
   /** The fallback never stubs results of the latest turns: the model is still reading them. */
   keepRecentTurns: number;
   /** The folds of earlier batches, oldest first. */
   archive: readonly FoldedUnit[];
-  /** Folded records may add up to this many estimated tokens before older ones join the digest. */
+  /** Folded records may add up to this many tokens before older ones join the digest. */
   maxRecordTokens: number;
   /** The newest records that keep their detail when older ones join the digest. */
   keepDetailedRecords: number;
@@ -58,7 +60,7 @@ export function foldBatch(memory: readonly Message[], input: FoldBatchInput): Fo
     const messages = cloneMessages(owned.flatMap((turn) => memory.slice(turn.start, turn.end)));
     const calls = owned.flatMap((turn) => turn.calls);
     const record = foldedUnitRecord({ unit: owner.unit, outcome: owner.outcome, calls, references: collectReferences(messages) });
-    const tokensSaved = estimateMessageTokens(messages) - estimateMessageTokens([{ role: "assistant", content: record }]);
+    const tokensSaved = estimateMessageTokens(messages, input.count) - estimateMessageTokens([{ role: "assistant", content: record }], input.count);
     if (tokensSaved <= 0) continue;
     units.push({ folded: { unit: { ...owner.unit }, outcome: owner.outcome, messages, record, tokensSaved }, turns: owned });
     saved += tokensSaved;
@@ -74,9 +76,9 @@ export function foldBatch(memory: readonly Message[], input: FoldBatchInput): Fo
       const message = memory[at] as ToolMessage;
       const call = turn.calls.find((c) => c.id === message.toolCallId);
       if (!call || input.isStubbed(call.id)) continue;
-      const tokens = estimateTokens(message.content);
+      const tokens = input.count(message.content);
       const text = stubbedResult({ call, tokens, references: collectReferences([message]) });
-      const tokensSaved = tokens - estimateTokens(text);
+      const tokensSaved = tokens - input.count(text);
       // A stub that saves less than half the result is not worth breaking the prompt cache for.
       if (tokensSaved * 2 < tokens) continue;
       stubs.set(at, { stub: { original: { ...message }, tokensSaved }, text });
@@ -87,6 +89,7 @@ export function foldBatch(memory: readonly Message[], input: FoldBatchInput): Fo
   const folded = units.map((u) => u.folded);
   let next = rewrite(memory, units, stubs);
   const digest = digestRecords(next, {
+    count: input.count,
     folds: [...input.archive, ...folded],
     maxRecordTokens: input.maxRecordTokens,
     force: saved < input.excessTokens,

@@ -78,7 +78,8 @@ const todos: Strategy = {
   name: "todo list",
   kind: "todo",
   async setup() {
-    const list = todoList();
+    // Recited at the tail of every request, so this run has a plugin tail to keep last, as the others do.
+    const list = todoList({ reciteAfterTokens: 0 });
     return { plugins: [list], refOf: (u) => `todo:${u + 1}`, tail: () => "<todo-list>" };
   },
   start: () => [{ name: "write_todos", arguments: { todos: todosAt(0) } }],

@@ -4,9 +4,11 @@ import type { FoldedUnit } from "./fold-batch.js";
 import { foldedDigest } from "./folded-record.js";
 
 export interface DigestInput {
+  /** How a text is counted (the budget's counter). */
+  count(text: string): number;
   /** Every fold so far, in the order they were made, this batch's included. */
   folds: readonly FoldedUnit[];
-  /** Records in memory may add up to this many estimated tokens before the older ones are merged. */
+  /** Records in memory may add up to this many tokens before the older ones are merged. */
   maxRecordTokens: number;
   /** Merge even under that limit (the batch has not saved enough yet). */
   force: boolean;
@@ -34,7 +36,7 @@ export function digestRecords(memory: readonly Message[], input: DigestInput): D
     if (fold) records.push({ at, fold });
     else if (message.content === previous) digestAt = at;
   });
-  const recordTokens = estimateMessageTokens(records.map(({ at }) => memory[at] as Message));
+  const recordTokens = estimateMessageTokens(records.map(({ at }) => memory[at] as Message), input.count);
   if (records.length <= input.keepDetailed || (!input.force && recordTokens <= input.maxRecordTokens)) return undefined;
 
   const merged = records.slice(0, records.length - input.keepDetailed);
@@ -48,6 +50,6 @@ export function digestRecords(memory: readonly Message[], input: DigestInput): D
     if (at === place) result.push({ role: "assistant", content: digest });
     if (!removed.has(at)) result.push(structuredClone(message));
   });
-  const tokensSaved = estimateMessageTokens(memory) - estimateMessageTokens(result);
+  const tokensSaved = estimateMessageTokens(memory, input.count) - estimateMessageTokens(result, input.count);
   return tokensSaved > 0 ? { memory: result, digested: [...mergedFolds], tokensSaved } : undefined;
 }

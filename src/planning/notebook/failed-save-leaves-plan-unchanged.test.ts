@@ -2,30 +2,30 @@ import { describe, expect, it } from "vitest";
 import { Agent } from "../../core/agent.js";
 import type { AgentEvent } from "../../core/events.js";
 import { scriptedModel } from "../../models/scripted.js";
-import { MemoryPlanStorage } from "./memory-plan-storage.js";
+import { MemoryPlanStore } from "./memory-plan-store.js";
 import type { PlanData, PlanInput } from "./plan.js";
 import { PlanNotebook } from "./plan-notebook.js";
-import type { PlanStorage } from "./plan-storage.js";
+import type { PlanStore, PlanStoreState } from "./plan-store.js";
 
-/** Memory storage with one write that fails (the disk was full for a moment); with `atomic`, it offers commit. */
-class FailingStorage implements PlanStorage {
-  readonly persistent: boolean;
-  readonly #inner = new MemoryPlanStorage();
+/** A store in memory with one write that fails (the disk was full for a moment); with `atomic`, it offers commit and persists. */
+class FailingStorage implements PlanStore {
+  readonly #atomic: boolean;
+  readonly #inner = new MemoryPlanStore();
   #current: string | null | undefined;
   /** How many writes succeed before the one that fails; undefined for none failing. */
   #writesBeforeFailure: number | undefined;
-  readonly commit?: (plans: PlanData[], currentId: string | null) => void;
-  readonly currentPlanId?: () => string | null | undefined;
+  readonly commit?: (plans: PlanData[], currentId: string | null) => Promise<void>;
+  readonly currentPlanId?: () => Promise<string | null | undefined>;
 
   constructor(atomic: boolean) {
-    this.persistent = atomic;
+    this.#atomic = atomic;
     if (atomic) {
-      this.commit = (plans, currentId) => {
+      this.commit = async (plans, currentId) => {
         this.#write();
-        for (const plan of plans) this.#inner.add(plan);
+        for (const plan of plans) await this.#inner.add(plan);
         this.#current = currentId;
       };
-      this.currentPlanId = () => this.#current;
+      this.currentPlanId = async () => this.#current;
     }
   }
 
@@ -33,9 +33,9 @@ class FailingStorage implements PlanStorage {
     this.#writesBeforeFailure = after;
   }
 
-  add(plan: PlanData): void {
+  async add(plan: PlanData): Promise<void> {
     this.#write();
-    this.#inner.add(plan);
+    await this.#inner.add(plan);
   }
 
   #write(): void {
@@ -56,6 +56,14 @@ class FailingStorage implements PlanStorage {
   delete(id: string) {
     return this.#inner.delete(id);
   }
+
+  saveState(): PlanStoreState {
+    return this.#atomic ? { kind: "reference", store: "failing", scope: "default" } : this.#inner.saveState();
+  }
+
+  loadState(state: PlanStoreState): void {
+    this.#inner.loadState(state);
+  }
 }
 
 const trip: PlanInput = {
@@ -75,8 +83,8 @@ async function notebookWithFailingStorage(atomic: boolean) {
   const archived = await notebook.createPlan({ ...trip, name: "Old trip" });
   await notebook.createPlan(trip);
   await notebook.updateSubtaskState(0, "in_progress");
-  const snapshot = () => ({ current: notebook.currentPlan?.toJSON() ?? null, stored: storage.list(), hint: notebook.hint() });
-  const before = snapshot();
+  const snapshot = async () => ({ current: notebook.currentPlan?.toJSON() ?? null, stored: await storage.list(), hint: notebook.hint() });
+  const before = await snapshot();
   return { notebook, storage, archived, snapshot, before };
 }
 
@@ -103,7 +111,7 @@ describe("a plan change the storage fails to save", () => {
       for (const [change, writesBeforeFailure] of changes) {
         storage.failWrite(atomic ? 0 : writesBeforeFailure);
         await expect(change()).rejects.toThrow(/^The change was not saved, so the plan is as it was before this call: storing it failed \(disk full\)/);
-        expect(snapshot()).toEqual(before);
+        expect(await snapshot()).toEqual(before);
       }
       expect(fired).toBe(0);
     });

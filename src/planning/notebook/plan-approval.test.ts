@@ -21,7 +21,7 @@ const toolResult = (messages: { role: string; content: string }[] | undefined) =
 const hint = (messages: { content: string }[] | undefined) => messages?.at(-1)?.content ?? "";
 
 async function pausedOnPlan(model = scriptedModel([createPlan, "Working on it."])) {
-  const notebook = new PlanNotebook({ planApproval: true });
+  const notebook = new PlanNotebook({ approvePlans: true });
   const agent = new Agent({ model, plugins: [notebook] });
   const paused = await agent.run("Release version 2.");
   return { notebook, agent, model, paused };
@@ -32,12 +32,13 @@ describe("plan notebook with plan approval", () => {
     const { notebook, agent, paused } = await pausedOnPlan();
     expect(notebook.tools().find((t) => t.name === "create_plan")?.requiresApproval).toBe(true);
     expect(notebook.tools().find((t) => t.name === "revise_current_plan")?.requiresApproval).toBeUndefined();
-    expect(paused.stopReason).toBe("awaiting-approval");
+    expect(paused.stopReason).toBe("awaiting-user");
     expect(paused.pending?.map((c) => [c.id, c.name, c.kind])).toEqual([["plan1", "create_plan", "approval"]]);
     expect(notebook.currentPlan).toBeNull();
 
     const saved = JSON.parse(JSON.stringify(agent.saveState())) as AgentState;
     const model = scriptedModel(["Working on it."]);
+    // The earlier option name still asks for approval: a notebook resumed with it must not run plans unasked.
     const fresh = new PlanNotebook({ planApproval: true });
     const done = await new Agent({ model, plugins: [fresh] }).resume(saved, { plan1: { action: "approve" } });
     expect(done.stopReason).toBe("final");
@@ -80,7 +81,7 @@ describe("plan notebook with plan approval", () => {
     const { notebook, agent } = await pausedOnPlan(model);
     const again = await agent.resume(undefined, { plan1: { action: "reject", reason: "Test before you cut the tag." } });
     expect(notebook.currentPlan).toBeNull();
-    expect(again.stopReason).toBe("awaiting-approval");
+    expect(again.stopReason).toBe("awaiting-user");
     expect(again.text).toBe("noted: The user rejected this call: Test before you cut the tag. Do not repeat it unchanged.");
   });
 

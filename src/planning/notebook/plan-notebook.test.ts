@@ -50,7 +50,7 @@ describe("PlanNotebook", () => {
     await expect(notebook.finishSubtask(1, "booked")).rejects.toThrow("Subtask 0 'Flights' comes before subtask 1");
     await notebook.finishSubtask(0, "Tickets AF123");
     await notebook.reviseCurrentPlan(2, "add", { name: "Car", description: "Rent a car.", expectedOutcome: "A car." });
-    expect(notebook.viewSubtasks([0])).toContain("\t- Outcome: Tickets AF123");
+    expect(await notebook.viewSubtasks([0])).toContain("\t- Outcome: Tickets AF123");
     await notebook.updateSubtaskState(2, "abandoned");
     await notebook.finishSubtask(1, "Hotel Lutetia");
     const finished = await notebook.finishPlan("done", "All booked.");
@@ -84,6 +84,19 @@ describe("PlanNotebook", () => {
       ["recovered", "Agent research", "todo"],
       ["finished", "Agent research", "abandoned"],
     ]);
+  });
+
+  it("lets a hook read the archive and the subtasks while its change is being made", async () => {
+    const notebook = new PlanNotebook();
+    const archived: string[][] = [];
+    notebook.registerPlanChangeHook("reader", async (_plan, change) => {
+      if (change !== "created") return;
+      archived.push((await notebook.historicalPlans()).map((plan) => plan.name));
+      expect(await notebook.viewSubtasks([0])).toContain("Subtask 0:");
+    });
+    await notebook.createPlan(researchPlan());
+    await notebook.createPlan({ ...researchPlan().toJSON(), id: "x", name: "Second" });
+    expect(archived).toEqual([[], ["Agent research"]]);
   });
 
   it("does not fire hooks or events for a refused change", async () => {
@@ -135,13 +148,13 @@ describe("PlanNotebook", () => {
     copy.loadState(JSON.parse(JSON.stringify(saved)));
     expect(copy.saveState()).toEqual(saved);
     expect(copy.currentPlan?.toJSON()).toEqual(notebook.currentPlan?.toJSON());
-    expect(copy.historicalPlans().map((p) => p.toJSON())).toEqual(notebook.historicalPlans().map((p) => p.toJSON()));
+    expect((await copy.historicalPlans()).map((p) => p.toJSON())).toEqual((await notebook.historicalPlans()).map((p) => p.toJSON()));
 
     const agent = new Agent({ model: scriptedModel([]), plugins: [notebook] });
     const restored = new PlanNotebook();
     new Agent({ model: scriptedModel([]), plugins: [restored] }).loadState(agent.saveState());
     expect(restored.saveState()).toEqual(saved);
-    expect(restored.historicalPlans()[0]?.subtasks[0]?.outcome).toBe("Five surveys");
+    expect((await restored.historicalPlans())[0]?.subtasks[0]?.outcome).toBe("Five surveys");
   });
 
   it("loads replace what a memory-backed notebook held", async () => {
@@ -150,7 +163,7 @@ describe("PlanNotebook", () => {
     await notebook.createPlan(researchPlan());
     await notebook.finishPlan("abandoned", "x");
     notebook.loadState(empty);
-    expect(notebook.historicalPlans()).toEqual([]);
+    expect((await notebook.historicalPlans())).toEqual([]);
     expect(notebook.currentPlan).toBeNull();
   });
 
@@ -175,7 +188,7 @@ describe("PlanNotebook", () => {
     expect(notebook.currentPlan?.toMarkdown()).toContain("- [ ] [WIP]s");
     expect(() => notebook.loadState({ version: 2, planId: null })).toThrow("newer than this Stepwise reads");
     expect(() => notebook.loadState({ todos: [] })).toThrow("PlanNotebook.saveState()");
-    expect(() => notebook.loadState({ version: 1, planId: "missing" })).toThrow("which this storage does not hold");
+    expect(() => notebook.loadState({ version: 1, planId: "missing" })).toThrow("which this store does not hold");
   });
 
   it("refuses a maxSubtasks below 1", () => {

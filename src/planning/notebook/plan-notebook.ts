@@ -1,22 +1,21 @@
-import { randomUUID } from "node:crypto";
 import { PluginHosts, type BeforeModelContext, type Plugin, type PluginHost } from "../../core/plugin.js";
 import type { Message } from "../../core/messages.js";
 import { ToolError, type Tool } from "../../core/tool.js";
 import { defaultPlanToHint, finishedPlanHint, planGuidance, wrapHint, type RecommendedCall } from "./hints.js";
-import { MemoryPlanStorage } from "./memory-plan-storage.js";
+import { MemoryPlanStore } from "./memory-plan-store.js";
 import {
   Plan,
   SETTABLE_SUBTASK_STATES,
   SubTask,
-  newSubTaskId,
   timestamp,
   type PlanData,
   type PlanInput,
   type SettableSubTaskState,
   type SubTaskInput,
 } from "./plan.js";
-import type { PlanStorage } from "./plan-storage.js";
+import type { PlanStore } from "./plan-store.js";
 import { createPlanTools } from "./plan-tools.js";
+import { putSubtasksInOrder } from "./subtask-order.js";
 import { SubtaskUnits } from "./subtask-units.js";
 import { DONE_NEEDS_FINISH_SUBTASK } from "./tool-descriptions.js";
 
@@ -44,18 +43,28 @@ export interface PlanNotebookOptions {
   maxSubtasks?: number;
   /** Replaces the default hint: return the inner text (it is wrapped in <system-hint>) or null for none. */
   planToHint?: (plan: Plan | null) => string | null;
-  /** Where plans live; memory by default. A persistent storage makes saved state a reference. */
-  storage?: PlanStorage;
+  /** Where plans live; memory by default. A persistent store makes saved state a reference. */
+  store?: PlanStore;
+  /** The same as `store`, under the name DESIGN.md gives it; `store` wins when both are given. */
+  storage?: PlanStore;
   /** The plugin's name, under which the agent saves its state. */
   name?: string;
   /** The time source for new plans and finished subtasks (tests pin it). */
   clock?: () => Date;
   /**
+   * The source of new plans' and subtasks' ids (random UUIDs by default; a subtask takes the first
+   * 8 characters). A durable engine that replays the run gives one that draws the same ids again.
+   */
+  ids?: () => string;
+  /**
    * The user approves every plan the model creates: create_plan pauses the run (stopReason
-   * "awaiting-approval") until `agent.resume` approves, edits or rejects it. An edited plan is the one
+   * "awaiting-user") until `agent.resume` approves, edits or rejects it. An edited plan is the one
    * created, and the model is told exactly what the user changed. Revisions of a running plan do not
    * pause: they are small corrections made while working (ask for them with a permission policy if wanted).
+   * The same option, and the same name, as every workflow's.
    */
+  approvePlans?: boolean;
+  /** @deprecated Use `approvePlans`. Still honoured: ignored, plans would run without the user's approval. */
   planApproval?: boolean;
 }
 
@@ -73,32 +82,56 @@ const STATE_VERSION = 1;
 export class PlanNotebook implements Plugin {
   readonly name: string;
   readonly maxSubtasks: number;
-  readonly storage: PlanStorage;
-  readonly planApproval: boolean;
+  readonly store: PlanStore;
+  /** Whether every plan the model creates waits for the user's approval. */
+  readonly approvePlans: boolean;
   readonly #planToHint: (plan: Plan | null) => string | null;
   readonly #clock: () => Date;
+  readonly #ids: () => string;
   readonly #hosts = new PluginHosts();
   readonly #hooks = new Map<string, PlanChangeHook>();
   readonly #tools: Tool[];
   #changes: Promise<unknown> = Promise.resolve();
+  /** The last reading of the store (at construction, or by loadState); a change waits for it, and fails when it failed. */
+  #loaded: Promise<void> = Promise.resolve();
+  /** Counts loads, so that a reading finished after a newer loadState does not overwrite what that one loaded. */
+  #loads = 0;
+  /** A saved reference loaded but not yet read from the store: what saveState hands back meanwhile. */
+  #unread: SavedReference | undefined;
   readonly #units = new SubtaskUnits();
   #current: Plan | null = null;
   #closed = false;
   /** The plan finished since the last model request: the next hint asks for the answer to the user. */
   #justFinished: Plan | null = null;
 
+  /** @deprecated Use `approvePlans`. */
+  get planApproval(): boolean {
+    return this.approvePlans;
+  }
+
   constructor(opts: PlanNotebookOptions = {}) {
     this.name = opts.name ?? "plan_notebook";
     this.maxSubtasks = opts.maxSubtasks ?? Infinity;
     if (!(this.maxSubtasks >= 1)) throw new Error(`maxSubtasks must be at least 1, got ${String(opts.maxSubtasks)}.`);
-    this.storage = opts.storage ?? new MemoryPlanStorage();
+    this.store = opts.store ?? opts.storage ?? new MemoryPlanStore();
     this.#planToHint = opts.planToHint ?? defaultPlanToHint;
     this.#clock = opts.clock ?? (() => new Date());
-    this.planApproval = opts.planApproval ?? false;
+    this.#ids = opts.ids ?? (() => crypto.randomUUID());
+    this.approvePlans = opts.approvePlans ?? opts.planApproval ?? false;
     this.#tools = createPlanTools(this);
-    // A persistent storage knows which plan its scope is working on: a notebook opened on it goes on with that plan.
-    this.#current = this.#committedPlan() ?? null;
-    this.#units.reset(this.#current);
+    // A persistent store knows which plan its scope is working on: a notebook opened on it goes on with that plan.
+    this.#read(null);
+  }
+
+  /**
+   * Resolves once the notebook has read its store (a persistent store's current plan, when it was
+   * made, or the plan a loaded state refers to) and every change made so far is stored; rejects
+   * when that reading failed. Tool calls and model turns wait for it by themselves; code reading
+   * `currentPlan` right after construction or `loadState` awaits it first (a change hook must not:
+   * the change it hears of is one of those waited for).
+   */
+  ready(): Promise<void> {
+    return this.#changes.then(() => this.#loaded);
   }
 
   get currentPlan(): Plan | null {
@@ -118,7 +151,8 @@ export class PlanNotebook implements Plugin {
     return this.#nextHint().text;
   }
 
-  beforeModel(ctx: BeforeModelContext): Message[] {
+  async beforeModel(ctx: BeforeModelContext): Promise<Message[]> {
+    await this.ready();
     const { text, next } = this.#nextHint();
     this.#justFinished = null;
     if (text === null) return [];
@@ -146,12 +180,15 @@ export class PlanNotebook implements Plugin {
     return this.#hooks.delete(name);
   }
 
-  /** Archived plans, in the order they were first stored: every plan this notebook's storage holds except the current one. */
-  historicalPlans(): Plan[] {
-    return this.storage
-      .list()
-      .filter((data) => data.id !== this.#current?.id)
-      .map((data) => Plan.fromJSON(data));
+  /** Archived plans, in the order they were first stored: every plan this notebook's store holds except the current one. */
+  async historicalPlans(): Promise<Plan[]> {
+    // Not ready(): a change hook may read the archive while its change is still being made.
+    await this.#loaded;
+    return this.#archived(await this.store.list());
+  }
+
+  #archived(plans: readonly PlanData[]): Plan[] {
+    return plans.filter((data) => data.id !== this.#current?.id).map((data) => Plan.fromJSON(data));
   }
 
   /**
@@ -165,7 +202,7 @@ export class PlanNotebook implements Plugin {
       const plan =
         input instanceof Plan
           ? input.clone()
-          : new Plan({ createdAt: now, ...input, subtasks: input.subtasks.map((s) => new SubTask({ createdAt: now, ...s })) });
+          : new Plan({ id: this.#ids(), createdAt: now, ...input, subtasks: input.subtasks.map((s) => new SubTask({ createdAt: now, ...s })) });
       if (plan.subtasks.length === 0) {
         throw new ToolError("A plan needs at least one subtask. Call 'create_plan' again with a non-empty subtasks list.");
       }
@@ -175,8 +212,9 @@ export class PlanNotebook implements Plugin {
             "Merge related steps and call 'create_plan' again.",
         );
       }
-      if (plan.id === this.#current?.id || this.storage.get(plan.id) !== null) plan.id = randomUUID();
-      for (const subtask of plan.subtasks) subtask.id = newSubTaskId();
+      putSubtasksInOrder(plan);
+      if (plan.id === this.#current?.id || (await this.store.get(plan.id)) !== null) plan.id = this.#ids();
+      for (const subtask of plan.subtasks) subtask.id = this.#newSubTaskId();
       const previous = this.#archivedCurrent(`Replaced by the plan '${plan.name}'.`);
       await this.#commit({ current: plan, justFinished: null }, ...previous, [plan, "created"]);
       return plan;
@@ -184,7 +222,8 @@ export class PlanNotebook implements Plugin {
   }
 
   /** The detailed markdown of the subtasks at these indices. */
-  viewSubtasks(indices: readonly number[]): string {
+  async viewSubtasks(indices: readonly number[]): Promise<string> {
+    await this.#loaded;
     const plan = this.#requirePlan();
     return indices
       .map((index) => {
@@ -282,7 +321,7 @@ export class PlanNotebook implements Plugin {
               "with 'revise_current_plan' before adding another.",
           );
         }
-        plan.subtasks.splice(at, 0, new SubTask({ ...(subtask as SubTaskInput), createdAt: this.#now() }));
+        plan.subtasks.splice(at, 0, new SubTask({ ...(subtask as SubTaskInput), id: this.#newSubTaskId(), createdAt: this.#now() }));
       } else if (action === "revise") {
         const at = this.#checkIndex(plan, index);
         const fields = Object.entries(subtask ?? {}).filter(([, value]) => value !== undefined);
@@ -331,94 +370,116 @@ export class PlanNotebook implements Plugin {
       if (planId === this.#current?.id) {
         throw new ToolError(`Plan '${planId}' is already the current plan; there is nothing to recover.`);
       }
-      const data = this.storage.get(planId);
+      const data = await this.store.get(planId);
       if (data === null) {
         throw new ToolError(`No archived plan has the id '${planId}'. Call 'view_historical_plans' to list them with their ids.`);
       }
-      const plan = Plan.fromJSON(data);
-      const previous = this.#archivedCurrent(`Set aside when the plan '${plan.name}' was recovered.`);
       // Reopened: it is being worked on again, so it is no longer finished.
-      plan.state = plan.subtasks.every((s) => s.state === "todo") ? "todo" : "in_progress";
-      plan.outcome = null;
-      plan.finishedAt = null;
+      const plan = putSubtasksInOrder(Plan.fromJSON(data));
+      const previous = this.#archivedCurrent(`Set aside when the plan '${plan.name}' was recovered.`);
       await this.#commit({ current: plan, justFinished: null }, ...previous, [plan, "recovered"]);
       return plan;
     });
   }
 
-  /** Closes the storage, when it has something to close (Agent.close calls this); a second call is harmless. */
-  close(): void {
+  /** Closes the store, when it has something to close, once the changes made are stored (Agent.close calls this); a second call is harmless. */
+  async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    this.storage.close?.();
+    await this.#changes;
+    await this.store.close?.();
   }
 
   saveState(): PlanNotebookState {
-    if (this.storage.persistent) return { version: STATE_VERSION, planId: this.#current?.id ?? null };
-    return {
-      version: STATE_VERSION,
-      currentPlan: this.#current?.toJSON() ?? null,
-      history: this.historicalPlans().map((plan) => plan.toJSON()),
-    };
-  }
-
-  loadState(state: unknown): void {
-    const saved = parseSavedState(state);
-    this.#justFinished = null;
-    if ("planId" in saved) {
-      // The storage commits with every tool call, the saved state only when the agent checkpoints: when
-      // the storage recorded a current plan it is the newer truth (a run killed in between resumes right).
-      const committed = this.#committedPlan();
-      if (committed !== undefined) {
-        this.#current = committed;
-        this.#units.reset(this.#current);
-        return;
-      }
-      const data = saved.planId === null ? null : this.storage.get(saved.planId);
-      if (saved.planId !== null && data === null) {
-        throw new Error(
-          `The saved plan notebook refers to plan '${saved.planId}', which this storage does not hold. Load it with the storage it was saved with.`,
-        );
-      }
-      this.#current = data && (data.state === "todo" || data.state === "in_progress") ? Plan.fromJSON(data) : null;
-      this.#units.reset(this.#current);
-      return;
-    }
-    // A copy replaces what a memory storage holds; a persistent storage keeps its other plans.
-    if (!this.storage.persistent) for (const plan of this.storage.list()) this.storage.delete(plan.id);
-    this.#store([...saved.history, ...(saved.currentPlan ? [saved.currentPlan] : [])], saved.currentPlan?.id ?? null);
-    this.#current = saved.currentPlan ? Plan.fromJSON(saved.currentPlan) : null;
-    this.#units.reset(this.#current);
-  }
-
-  /** The plan the storage last recorded as current (null for none), or undefined when it keeps no such record. */
-  #committedPlan(): Plan | null | undefined {
-    const id = this.storage.currentPlanId?.();
-    if (id === undefined) return undefined;
-    const data = id === null ? null : this.storage.get(id);
-    return data && (data.state === "todo" || data.state === "in_progress") ? Plan.fromJSON(data) : null;
+    const stored = this.store.saveState();
+    if (stored.kind === "reference") return this.#unread ?? { version: STATE_VERSION, planId: this.#current?.id ?? null };
+    return { version: STATE_VERSION, currentPlan: this.#current?.toJSON() ?? null, history: this.#archived(stored.plans).map((plan) => plan.toJSON()) };
   }
 
   /**
-   * Stores plans together with which one is current: atomically when the storage can; otherwise
+   * Loads what saveState returned. Copies of plans are the notebook's at once; a reference to a plan
+   * in a persistent store is read from it before the next change or model turn (see `ready`).
+   */
+  loadState(state: unknown): void {
+    const saved = parseSavedState(state);
+    const stored = this.store.saveState();
+    this.#justFinished = null;
+    if ("planId" in saved && stored.kind === "reference") return this.#read(saved);
+    let current: Plan | null;
+    let loading = Promise.resolve();
+    if ("planId" in saved) {
+      // A store in memory is read at once.
+      current = saved.planId === null || stored.kind === "reference" ? null : goOnWith(planHeld(stored.plans, saved.planId));
+    } else {
+      current = saved.currentPlan ? putSubtasksInOrder(Plan.fromJSON(saved.currentPlan)) : null;
+      const plans = [...saved.history, ...(current ? [current.toJSON()] : [])];
+      // A copy replaces what a store in memory holds; a persistent store keeps its other plans.
+      if (stored.kind === "snapshot") this.store.loadState({ kind: "snapshot", plans });
+      else loading = this.#store(plans, current?.id ?? null);
+    }
+    ++this.#loads;
+    this.#unread = undefined;
+    this.#settle(loading);
+    this.#current = current;
+    this.#units.reset(this.#current);
+  }
+
+  /**
+   * Reads the plan to go on with: the one the store recorded as current when it keeps that record
+   * (it commits with every tool call, the saved state only when the agent checkpoints, so it is the
+   * newer truth and a run killed in between resumes right), else the one `saved` refers to.
+   */
+  #read(saved: SavedReference | null): void {
+    const load = ++this.#loads;
+    this.#unread = saved ?? undefined;
+    if (saved) {
+      this.#current = null;
+      this.#units.reset(null);
+    }
+    const reading = async () => {
+      const plan = await this.#planToGoOn(saved);
+      if (load !== this.#loads || plan === undefined) return;
+      this.#unread = undefined;
+      this.#current = plan;
+      this.#units.reset(this.#current);
+    };
+    this.#settle(reading(), load);
+  }
+
+  /** The plan to go on with (null for none), or undefined when neither the store nor a saved state names one. */
+  async #planToGoOn(saved: SavedReference | null): Promise<Plan | null | undefined> {
+    const committedId = await this.store.currentPlanId?.();
+    if (committedId !== undefined) return goOnWith(committedId === null ? null : await this.store.get(committedId));
+    if (!saved) return undefined;
+    return goOnWith(saved.planId === null ? null : planHeld([await this.store.get(saved.planId)], saved.planId));
+  }
+
+  /** Makes `reading` the load changes wait for, unless a newer load has begun; its failure reaches them, not the process. */
+  #settle(reading: Promise<void>, load = this.#loads): void {
+    reading.catch(() => undefined);
+    if (load === this.#loads) this.#loaded = reading;
+  }
+
+  /**
+   * Stores plans together with which one is current: atomically when the store can; otherwise
    * plan by plan, putting back the plans already written when one fails.
    */
-  #store(plans: PlanData[], currentId: string | null): void | Promise<void> {
-    if (this.storage.commit) return this.storage.commit(plans, currentId);
+  async #store(plans: PlanData[], currentId: string | null): Promise<void> {
+    if (this.store.commit) return this.store.commit(plans, currentId);
     const written: { plan: PlanData; before: PlanData | null }[] = [];
     try {
       for (const plan of plans) {
-        const before = this.storage.get(plan.id);
-        this.storage.add(plan);
+        const before = await this.store.get(plan.id);
+        await this.store.add(plan);
         written.push({ plan, before });
       }
     } catch (error) {
       for (const { plan, before } of written.reverse()) {
         try {
-          if (before) this.storage.add(before);
-          else this.storage.delete(plan.id);
+          if (before) await this.store.add(before);
+          else await this.store.delete(plan.id);
         } catch {
-          // The storage is failing; the error below is what the caller needs to hear.
+          // The store is failing; the error below is what the caller needs to hear.
         }
       }
       throw error;
@@ -427,6 +488,11 @@ export class PlanNotebook implements Plugin {
 
   #now(): string {
     return timestamp(this.#clock());
+  }
+
+  /** Short, as newSubTaskId's are: it reaches the model in folded-work notes. */
+  #newSubTaskId(): string {
+    return this.#ids().slice(0, 8);
   }
 
   #requirePlan(): Plan {
@@ -476,28 +542,26 @@ export class PlanNotebook implements Plugin {
 
   /**
    * Makes a change real: stores the changed plans (copies: the notebook's plans are untouched until
-   * then), and only once the storage took them makes `next` the notebook's state and tells listeners
-   * and hooks. A failed write thus leaves notebook and storage as they were. Units of work are
+   * then), and only once the store took them makes `next` the notebook's state and tells listeners
+   * and hooks. A failed write thus leaves notebook and store as they were. Units of work are
    * announced here, inside the tool call that made the change, so they land in its turn.
    */
   /**
    * Runs one change after the one before it has been stored: a turn's calls run at once, and with a
-   * storage that writes over the network each would otherwise decide on a plan another is changing.
+   * store that writes over the network each would otherwise decide on a plan another is changing.
    */
   #oneAtATime<T>(change: () => Promise<T>): Promise<T> {
-    const next = this.#changes.then(change);
+    const next = this.#changes.then(() => this.#loaded).then(change);
     this.#changes = next.catch(() => undefined);
     return next;
   }
 
   async #commit(next: { current: Plan | null; justFinished?: Plan | null }, ...changes: [Plan, PlanChange][]): Promise<void> {
     try {
-      const stored = this.#store(
+      await this.#store(
         changes.map(([plan]) => plan.toJSON()),
         next.current?.id ?? null,
       );
-      // Only a storage that writes over the network waits here: a local one stays in step with the call.
-      if (stored) await stored;
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       throw new ToolError(
@@ -521,6 +585,18 @@ export class PlanNotebook implements Plugin {
       }
     }
   }
+}
+
+/** The plan a notebook goes on with: an unfinished one, or none. */
+function goOnWith(data: PlanData | null): Plan | null {
+  return data && (data.state === "todo" || data.state === "in_progress") ? putSubtasksInOrder(Plan.fromJSON(data)) : null;
+}
+
+/** The plan a saved reference names, among what the store holds; an error when it holds no such plan. */
+function planHeld(plans: readonly (PlanData | null)[], planId: string): PlanData {
+  const plan = plans.find((data) => data?.id === planId);
+  if (plan) return plan;
+  throw new Error(`The saved plan notebook refers to plan '${planId}', which this store does not hold. Load it with the store it was saved with.`);
 }
 
 function snakeCase(key: string): string {

@@ -103,7 +103,7 @@ describe("plan notebook tools", () => {
       const first = notebook.currentPlan!;
       const result = await call("create_plan", { ...THREE_STEPS, name: "Second" });
       expect(result.text).toContain("The previous plan 'Ship the release' was archived as abandoned.");
-      expect(notebook.historicalPlans().map((p) => [p.id, p.name, p.state])).toEqual([[first.id, "Ship the release", "abandoned"]]);
+      expect((await notebook.historicalPlans()).map((p) => [p.id, p.name, p.state])).toEqual([[first.id, "Ship the release", "abandoned"]]);
       expect(notebook.currentPlan?.name).toBe("Second");
     });
   });
@@ -295,14 +295,14 @@ describe("plan notebook tools", () => {
       const result = await call("finish_plan", { state: "done", outcome: "v2 is out" });
       expect(result).toEqual({ text: "Plan 'Ship the release' is finished as 'done' and archived. Now tell the user the outcome.", isError: false });
       expect(notebook.currentPlan).toBeNull();
-      expect(notebook.historicalPlans()[0]).toMatchObject({ state: "done", outcome: "v2 is out", finishedAt: expect.any(String) });
+      expect((await notebook.historicalPlans())[0]).toMatchObject({ state: "done", outcome: "v2 is out", finishedAt: expect.any(String) });
     });
 
     it("abandons at any time and refuses other states", async () => {
       const { call, notebook } = await withPlan();
       expect((await call("finish_plan", { state: "paused", outcome: "x" })).isError).toBe(true);
       expect((await call("finish_plan", { state: "abandoned", outcome: "user changed their mind" })).isError).toBe(false);
-      expect(notebook.historicalPlans()[0]?.state).toBe("abandoned");
+      expect((await notebook.historicalPlans())[0]?.state).toBe("abandoned");
     });
   });
 
@@ -340,7 +340,7 @@ describe("plan notebook tools", () => {
       expect(result).toEqual({ text: "Plan 'Ship the release' is the current plan again. The plan 'Other' was archived.", isError: false });
       expect(notebook.currentPlan).toMatchObject({ id: first, state: "in_progress", outcome: null, finishedAt: null });
       expect(states()).toEqual(["done", "in_progress", "todo"]);
-      expect(notebook.historicalPlans().map((p) => [p.id, p.state])).toEqual([[second, "abandoned"]]);
+      expect((await notebook.historicalPlans()).map((p) => [p.id, p.state])).toEqual([[second, "abandoned"]]);
     });
 
     it("refuses an unknown id and the current plan's id", async () => {

@@ -45,9 +45,9 @@ export function createPlanTools(notebook: PlanNotebook): Tool[] {
   return [
     defineTool({
       name: "create_plan",
-      description: notebook.planApproval ? `${TOOL_DESCRIPTIONS.create_plan} ${CREATE_PLAN_APPROVAL_NOTE}` : TOOL_DESCRIPTIONS.create_plan,
+      description: notebook.approvePlans ? `${TOOL_DESCRIPTIONS.create_plan} ${CREATE_PLAN_APPROVAL_NOTE}` : TOOL_DESCRIPTIONS.create_plan,
       parameters: newPlan,
-      requiresApproval: notebook.planApproval,
+      requiresApproval: notebook.approvePlans,
       explainsEdits: true,
       async execute(args, ctx) {
         const previous = notebook.currentPlan;
@@ -133,8 +133,8 @@ export function createPlanTools(notebook: PlanNotebook): Tool[] {
         limit: z.number().int().min(1).max(MAX_HISTORY_LIMIT).optional().describe(ARG.historyLimit),
       }),
       readOnly: true,
-      execute(args) {
-        return archivedPlansText(notebook.historicalPlans(), args.state, args.limit ?? DEFAULT_HISTORY_LIMIT);
+      async execute(args) {
+        return archivedPlansText(await notebook.historicalPlans(), args.state, args.limit ?? DEFAULT_HISTORY_LIMIT);
       },
     }),
     defineTool({

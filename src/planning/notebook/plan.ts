@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { planToMarkdown, subtaskToMarkdown } from "./plan-markdown.js";
 
 export const PLAN_STATES = ["todo", "in_progress", "done", "abandoned"] as const;
@@ -52,7 +51,7 @@ export function timestamp(date: Date = new Date()): string {
 
 /** Short, since it reaches the model in folded-work notes; unique enough within one agent's plans. */
 export function newSubTaskId(): string {
-  return randomUUID().slice(0, 8);
+  return crypto.randomUUID().slice(0, 8);
 }
 
 /** One step of a plan. Build one in code with `new SubTask({ name, description, expectedOutcome })`. */
@@ -112,7 +111,7 @@ export class Plan implements PlanData {
   subtasks: SubTask[];
 
   constructor(input: PlanInput) {
-    this.id = input.id ?? randomUUID();
+    this.id = input.id ?? crypto.randomUUID();
     this.name = input.name;
     this.description = input.description;
     this.expectedOutcome = input.expectedOutcome;

@@ -1,12 +1,13 @@
 import { PluginHosts, type AfterModelContext, type Plugin, type PluginHost } from "../../core/plugin.js";
 import type { Tool, ToolContext } from "../../core/tool.js";
 import { MemoryTaskStore } from "./memory-task-store.js";
-import type { TaskStore, TaskStoreState } from "./task-store.js";
+import type { CompleteAndClaim, TaskStore, TaskStoreState } from "./task-store.js";
 import { taskBoardTools } from "./task-tools.js";
 import { taskUnitEvents } from "./task-units.js";
-import { sortIds } from "./task-graph.js";
-import type { ClaimedTask, ClaimOptions, FencedWrite, TaskClaim, TaskLease } from "./task-lease.js";
-import { TaskRuleError, type Task, type TaskBoardChange, type TaskChange, type TaskDraft, type TaskImport, type TaskState } from "./task.js";
+import { EXTERNAL_ID_KEY, sortIds, unknownTaskError } from "./task-graph.js";
+import { taskListPage, type TaskListFilter, type TaskListPage } from "./task-list-view.js";
+import { TaskLeaseError, type ClaimedTask, type ClaimOptions, type FencedWrite, type TaskClaim, type TaskLease } from "./task-lease.js";
+import { isTaskId, TaskRuleError, type Task, type TaskBoardChange, type TaskChange, type TaskDraft, type TaskImport, type TaskState } from "./task.js";
 
 declare module "../../core/events.js" {
   interface AgentEventMap {
@@ -95,6 +96,49 @@ export class TaskBoard implements Plugin {
     return this.store.counts();
   }
 
+  /** TaskList's view: from the store's own (indexed, LIMITed) view when it has one, otherwise from the whole board. */
+  async listView(filter: TaskListFilter): Promise<TaskListPage> {
+    return this.store.listView ? this.store.listView(filter) : taskListPage(await this.store.list(), filter);
+  }
+
+  /** The tasks with these ids that exist, in id order. */
+  async getMany(ids: readonly string[]): Promise<Task[]> {
+    if (ids.length === 0) return [];
+    if (this.store.getMany) return this.store.getMany(ids);
+    const wanted = new Set(ids);
+    return (await this.store.list()).filter((task) => wanted.has(task.id));
+  }
+
+  /**
+   * The task a reference names: a board id ("8") or the outside id an import kept ("PROJ-1"), as a
+   * model may use either. Refuses (TaskRuleError) a reference that names no task, or an outside id
+   * that several tasks carry, saying what to use instead.
+   */
+  async find(reference: string): Promise<Task> {
+    if (isTaskId(reference)) {
+      const task = await this.store.get(reference);
+      if (task) return task;
+      const page = await this.listView({ limit: 20 });
+      const { pending, in_progress, completed } = page.counts;
+      throw unknownTaskError(reference, page.tasks.map((t) => t.id), pending + in_progress + completed);
+    }
+    const tasks = this.store.withExternalId
+      ? await this.store.withExternalId(reference)
+      : (await this.store.list()).filter((task) => task.metadata[EXTERNAL_ID_KEY] === reference);
+    const [task] = tasks;
+    if (task && tasks.length === 1) return task;
+    const quoted = JSON.stringify(reference.slice(0, 60));
+    if (task) throw new TaskRuleError(`${quoted} is the outside id of tasks ${tasks.map((t) => `#${t.id}`).join(", ")}; name the one you mean by its board id.`);
+    throw new TaskRuleError(
+      `Task ${quoted} does not exist: it is not a board id ("1", "2", …) and no task keeps it as its outside id. Call TaskList to see the tasks and their ids.`,
+    );
+  }
+
+  /** The board id a reference names: a board id as it is (the store checks it when it is used), an outside id looked up. */
+  async resolveId(reference: string): Promise<string> {
+    return isTaskId(reference) ? reference : (await this.find(reference)).id;
+  }
+
   /** Adds a pending task; `opts.id` only with an id the store reserved (see TaskStore.create). */
   async create(draft: TaskDraft, opts: { id?: string } = {}): Promise<Task> {
     const task = await this.store.create(draft, opts);
@@ -132,8 +176,38 @@ export class TaskBoard implements Plugin {
 
   /** claimNext, also telling which expired leases this step returned to pending. */
   async claim(owner: string | undefined = this.agentName, opts: ClaimOptions = {}): Promise<TaskClaim> {
+    return this.#announceClaim(await this.store.claimNext(this.#owner(owner), opts));
+  }
+
+  /**
+   * A worker's step from one task to the next: completes the task `lease` holds (merging `metadata`,
+   * fenced by the lease) and claims the next free one, in one round trip when the store can (see
+   * TaskStore.completeAndClaim). A completion refused because the lease was lost comes back as the
+   * TaskLeaseError in `completed`; the claim is made either way.
+   */
+  async completeAndClaim(lease: TaskLease, metadata?: Record<string, unknown>, owner: string | undefined = this.agentName, opts: ClaimOptions = {}): Promise<CompleteAndClaim> {
+    const claimer = this.#owner(owner);
+    if (!this.store.completeAndClaim) {
+      const completed = await this.update(lease.taskId, { state: "completed", ...(metadata ? { metadata } : {}) }, { lease }).catch((error: unknown) => {
+        if (error instanceof TaskLeaseError) return error;
+        throw error;
+      });
+      return { completed, claim: await this.claim(claimer, opts) };
+    }
+    const step = await this.store.completeAndClaim(lease, metadata, claimer, opts);
+    if (!(step.completed instanceof TaskLeaseError)) {
+      this.#announce("updated", [step.completed.id]);
+      this.#announceUnits({ ...step.completed, state: "in_progress" }, step.completed);
+    }
+    return { completed: step.completed, claim: this.#announceClaim(step.claim) };
+  }
+
+  #owner(owner: string | undefined): string {
     if (!owner) throw new TaskRuleError("claimNext needs an owner: pass one, or give the TaskBoard an agentName.");
-    const claim = await this.store.claimNext(owner, opts);
+    return owner;
+  }
+
+  #announceClaim(claim: TaskClaim): TaskClaim {
     if (claim.expired.length > 0) {
       this.#announce("released", claim.expired.map((lease) => lease.taskId));
       for (const lease of claim.expired) this.#hosts.emit({ type: "lease-expired", boardId: this.store.boardId, lease });

@@ -12,14 +12,15 @@ export function blockerGraph(tasks: Iterable<Task>): Map<string, string[]> {
   return graph;
 }
 
-export function unknownTaskError(id: string, known: Iterable<string>): TaskRuleError {
+/** `known` lists ids that exist (some of them, when `total` says how many there are in all). */
+export function unknownTaskError(id: string, known: Iterable<string>, total?: number): TaskRuleError {
   const ids = [...known].sort(compareTaskIds);
-  const listed = ids.length === 0 ? "the board is empty" : `existing ids: ${summarizeIds(ids)}`;
-  return new TaskRuleError(`Task "${id}" does not exist (${listed}). Call TaskList to see the tasks.`);
+  const listed = ids.length === 0 ? "the board is empty" : `existing ids: ${summarizeIds(ids, total ?? ids.length)}`;
+  return new TaskRuleError(`Task ${JSON.stringify(id.slice(0, 60))} does not exist (${listed}). Call TaskList to see the tasks.`);
 }
 
-function summarizeIds(ids: readonly string[]): string {
-  return ids.length <= 20 ? ids.join(", ") : `${ids.slice(0, 20).join(", ")}, … (${ids.length} in all)`;
+function summarizeIds(ids: readonly string[], total: number): string {
+  return ids.length <= 20 && total <= ids.length ? ids.join(", ") : `${ids.slice(0, 20).join(", ")}, … (${total} in all)`;
 }
 
 /**

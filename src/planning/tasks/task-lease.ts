@@ -4,8 +4,8 @@ import { TaskRuleError, type Task } from "./task.js";
 /**
  * A claim on a task that lasts until `expiresAt` unless its holder renews it (graphile-worker and
  * pg-boss work this way): a worker that dies stops renewing, its lease runs out, and the task goes
- * back to pending for another worker. `token` numbers the claims of a board and never repeats, so a
- * write carrying an old lease can be told from one carrying the current lease (fencing).
+ * back to pending for another worker. `token` numbers the claims of a task and never repeats for it,
+ * so a write carrying an old lease can be told from one carrying the current lease (fencing).
  */
 export type TaskLease = {
   taskId: string;

@@ -1,5 +1,9 @@
-import type { ClaimOptions, FencedWrite, TaskClaim, TaskLease } from "./task-lease.js";
-import type { Task, TaskChange, TaskDraft, TaskImport, TaskState } from "./task.js";
+import type { ClaimOptions, FencedWrite, TaskClaim, TaskLease, TaskLeaseError } from "./task-lease.js";
+import type { TaskListFilter, TaskListPage } from "./task-list-view.js";
+import { countByState, type Task, type TaskChange, type TaskDraft, type TaskImport, type TaskState } from "./task.js";
+
+/** What completeAndClaim did: the task as completed (or why its completion was refused), and the claim. */
+export type CompleteAndClaim = { completed: Task | TaskLeaseError; claim: TaskClaim };
 
 /**
  * What a task board's saved agent state holds: the tasks themselves for a store that lives only in
@@ -13,7 +17,8 @@ export type TaskStoreState =
  * Where a task board keeps its tasks. Every method that changes the board is one atomic step, so
  * several agents (and, for shared stores, several processes) can use one board at once: a change
  * is either fully applied, both directions of its edges included, or not at all.
- * Rule violations (unknown id, self-edge, cycle) reject with a TaskRuleError.
+ * Rule violations (unknown id, self-edge, cycle) reject with a TaskRuleError. Shaped as every store
+ * is (PlanStore, RunStore): only saveState and loadState are synchronous, as Agent.saveState is.
  */
 export interface TaskStore {
   readonly boardId: string;
@@ -22,6 +27,19 @@ export interface TaskStore {
   get(id: string): Promise<Task | undefined>;
   /** How many tasks are in each state: a cheap look at a large board. */
   counts(): Promise<Record<TaskState, number>>;
+  /**
+   * TaskList's view (counts, how many match, at most `filter.limit` tasks), computed where the tasks
+   * are, so that its cost does not grow with the board: a database answers it with indexed counts and
+   * LIMIT. A store without it has the board loaded whole for each view.
+   */
+  listView?(filter: TaskListFilter): Promise<TaskListPage>;
+  /** The tasks with these ids that exist, in id order. A store without it has the board loaded whole instead. */
+  getMany?(ids: readonly string[]): Promise<Task[]>;
+  /**
+   * The tasks whose `metadata.externalId` is `externalId` (the outside id an import kept), in id
+   * order. A store without it has the board loaded whole instead.
+   */
+  withExternalId?(externalId: string): Promise<Task[]>;
   /**
    * Appends a pending task with the next id; ids are never reused, even after deletes or a reset.
    * With `opts.id`, the task takes that id, which must come from reserveIds and be used once.
@@ -45,6 +63,13 @@ export interface TaskStore {
    * judged by the store's clock (the database's, for a shared store).
    */
   claimNext(owner: string, opts?: ClaimOptions): Promise<TaskClaim>;
+  /**
+   * A worker's step from one task to the next as one atomic step (one round trip for a database):
+   * completes the task `lease` holds, merging `metadata` in, fenced by the lease as `update` is,
+   * then claims as `claimNext` does. A refused completion comes back as the TaskLeaseError in
+   * `completed`; the claim happens either way. A store without it does the two steps one after the other.
+   */
+  completeAndClaim?(lease: TaskLease, metadata: Record<string, unknown> | undefined, owner: string, opts?: ClaimOptions): Promise<CompleteAndClaim>;
   /** Extends a live lease by `leaseMs` from now; a TaskLeaseError when it is no longer held. */
   renewLease(lease: TaskLease, leaseMs?: number): Promise<TaskLease>;
   /** How many tasks are held by a live (unexpired) lease. */
@@ -59,4 +84,18 @@ export interface TaskStore {
   loadState(state: TaskStoreState): void;
   /** Releases what the store holds open; calling it again is harmless. */
   close(): Promise<void>;
+}
+
+/** One board of a store, with how many of its tasks are in each state. */
+export type TaskBoardSummary = { boardId: string; counts: Record<TaskState, number> };
+
+/** Rows of (board, state, count), a board without tasks once with a null state, as summaries in board order. */
+export function boardSummaries(rows: readonly { board: string; state: TaskState | null; n: number | string }[]): TaskBoardSummary[] {
+  const boards = new Map<string, TaskBoardSummary>();
+  for (const row of rows) {
+    const board = boards.get(row.board) ?? { boardId: row.board, counts: countByState([]) };
+    boards.set(row.board, board);
+    if (row.state !== null) board.counts[row.state] += Number(row.n);
+  }
+  return [...boards.values()];
 }

@@ -1,6 +1,9 @@
-import { openBlockers } from "./task-graph.js";
-import { compareTaskIds } from "./task.js";
+import { boundedText } from "../../core/bounded-quote.js";
+import { EXTERNAL_ID_KEY, openBlockers } from "./task-graph.js";
+import { isFiltered, taskListPage, type TaskListFilter, type TaskListPage } from "./task-list-view.js";
 import type { Task, TaskState } from "./task.js";
+
+export type { TaskListFilter } from "./task-list-view.js";
 
 /** How the tools show tasks to the model. */
 
@@ -13,7 +16,22 @@ export function stateLookup(tasks: readonly Task[]): StateLookup {
 
 const ids = (list: readonly string[]) => list.map((id) => `#${id}`).join(", ");
 
-/** One compact line: id, status, subject, owner, open blockers, and which blockers are already done. */
+// Outside ids come from an import or the model's metadata; a line shows at most this much of one.
+const MAX_EXTERNAL_ID_SHOWN = 60;
+
+/** The outside id an imported task keeps ("PROJ-1"), when it has one. */
+export function externalIdOf(task: Task): string | undefined {
+  const id = task.metadata[EXTERNAL_ID_KEY];
+  return typeof id === "string" && id !== "" ? id : undefined;
+}
+
+/** `#8`, or `#8 (PROJ-1)` for a task with an outside id: how lines and results name a task. */
+export function taskName(task: Task): string {
+  const outside = externalIdOf(task);
+  return outside === undefined ? `#${task.id}` : `#${task.id} (${boundedText(outside, MAX_EXTERNAL_ID_SHOWN)})`;
+}
+
+/** One compact line: id (and outside id), status, subject, owner, open blockers, and which blockers are already done. */
 export function taskLine(task: Task, stateOf: StateLookup): string {
   const owner = task.owner ? ` (owner: ${task.owner})` : "";
   const open = openBlockers(task, stateOf);
@@ -22,7 +40,7 @@ export function taskLine(task: Task, stateOf: StateLookup): string {
   if (open.length > 0) parts.push(`blocked by ${ids(open)}`);
   if (done.length > 0) parts.push(`${ids(done)} done`);
   const blockers = parts.length > 0 ? ` — ${parts.join("; ")}` : "";
-  return `#${task.id} [${task.state}] ${task.subject}${owner}${blockers}`;
+  return `${taskName(task)} [${task.state}] ${task.subject}${owner}${blockers}`;
 }
 
 export function taskListText(tasks: readonly Task[]): string {
@@ -32,10 +50,12 @@ export function taskListText(tasks: readonly Task[]): string {
 }
 
 export function taskDetailText(task: Task, stateOf: StateLookup): string {
+  const outside = externalIdOf(task);
   const withStates = (list: readonly string[]) =>
     list.length === 0 ? "none" : list.map((id) => `#${id} (${stateOf(id) ?? "deleted"})`).join(", ");
   return [
     `Task #${task.id}: ${task.subject}`,
+    ...(outside === undefined ? [] : [`Outside id: ${boundedText(outside, MAX_EXTERNAL_ID_SHOWN)}`]),
     `Status: ${task.state}`,
     `Owner: ${task.owner ?? "none"}`,
     `Blocked by: ${withStates(task.blockedBy)}`,
@@ -56,15 +76,6 @@ export function unblockedNote(freed: readonly string[]): string {
   return `Now free to start: ${ids(freed)}.`;
 }
 
-/** What TaskList is asked to show. */
-export type TaskListFilter = {
-  status?: TaskState;
-  owner?: string;
-  /** Only tasks free to claim: pending, no open blockers, no owner. */
-  ready?: boolean;
-  limit: number;
-};
-
 /** How many lines TaskList shows when not told: about 2,000 tokens however large the board. */
 export const TASK_LIST_DEFAULT_LIMIT = 50;
 
@@ -72,35 +83,28 @@ export const TASK_LIST_DEFAULT_LIMIT = 50;
 const MAX_SUBJECT_SHOWN = 160;
 
 /**
- * TaskList's answer: a one-line summary of the whole board, then the matching tasks in id order, at
- * most `limit` of them. When some are left out, open work is kept first (in progress, then ready,
- * then blocked, then completed) and a last line says how many were left out and how to see them.
+ * TaskList's answer for a board held whole (the CLI's `tasks list` over any store): see renderTaskList.
  */
 export function taskListView(tasks: readonly Task[], filter: TaskListFilter): string {
-  if (tasks.length === 0) return taskListText(tasks);
-  const stateOf = stateLookup(tasks);
-  const isReady = (task: Task) => task.state === "pending" && task.owner === null && openBlockers(task, stateOf).length === 0;
-  const counts = { pending: 0, in_progress: 0, completed: 0, ready: 0 };
-  for (const task of tasks) {
-    counts[task.state]++;
-    if (isReady(task)) counts.ready++;
-  }
-  const summary = `${tasks.length} task${tasks.length === 1 ? "" : "s"}: ${counts.in_progress} in progress, ${counts.pending} pending (${counts.ready} ready to start), ${counts.completed} completed.`;
-  const matching = tasks.filter(
-    (task) =>
-      (filter.status === undefined || task.state === filter.status) &&
-      (filter.owner === undefined || task.owner === filter.owner) &&
-      (filter.ready !== true || isReady(task)),
-  );
-  const rank = (task: Task) => (task.state === "in_progress" ? 0 : isReady(task) ? 1 : task.state === "pending" ? 2 : 3);
-  const shown =
-    matching.length <= filter.limit
-      ? matching
-      : [...matching].sort((a, b) => rank(a) - rank(b) || compareTaskIds(a.id, b.id)).slice(0, filter.limit).sort((a, b) => compareTaskIds(a.id, b.id));
-  const lines = shown.map((task) => taskLine(boundedSubject(task), stateOf));
-  const filtered = filter.status !== undefined || filter.owner !== undefined || filter.ready === true;
-  if (matching.length === 0) lines.push(filtered ? "No task matches these filters." : "");
-  const left = matching.length - shown.length;
+  return renderTaskList(taskListPage(tasks, filter), filter);
+}
+
+/**
+ * TaskList's answer: a one-line summary of the whole board, then the page's tasks in id order. When
+ * some were left out (open work is kept first: in progress, then ready, then other pending, then
+ * completed), a last line says how many and how to see them.
+ */
+export function renderTaskList(page: TaskListPage, filter: TaskListFilter): string {
+  const { counts } = page;
+  const total = counts.pending + counts.in_progress + counts.completed;
+  if (total === 0) return taskListText([]);
+  const summary = `${total} task${total === 1 ? "" : "s"}: ${counts.in_progress} in progress, ${counts.pending} pending (${counts.ready} ready to start), ${counts.completed} completed.`;
+  const shownStates = new Map(page.tasks.map((task) => [task.id, task.state]));
+  const stateOf: StateLookup = (id) => shownStates.get(id) ?? page.blockerStates[id];
+  const lines = page.tasks.map((task) => taskLine(boundedSubject(task), stateOf));
+  const filtered = isFiltered(filter);
+  if (page.matching === 0) lines.push(filtered ? "No task matches these filters." : "");
+  const left = page.matching - page.tasks.length;
   if (left > 0) {
     lines.push(`… ${left} more ${filtered ? "matching " : ""}task${left === 1 ? "" : "s"} not shown (open work is listed first): narrow with status, owner or ready, or raise limit.`);
   }

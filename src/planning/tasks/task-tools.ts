@@ -1,12 +1,13 @@
 import { z } from "zod";
 import { defineTool, ToolError, type Tool } from "../../core/tool.js";
 import type { TaskBoard } from "./task-board.js";
-import { openBlockers, sortIds, unknownTaskError } from "./task-graph.js";
-import { blockedNote, stateLookup, TASK_LIST_DEFAULT_LIMIT, taskDetailText, taskLine, taskListView, unblockedNote } from "./task-text.js";
+import { openBlockers, sortIds } from "./task-graph.js";
+import { blockedNote, renderTaskList, stateLookup, TASK_LIST_DEFAULT_LIMIT, taskDetailText, taskLine, taskName, unblockedNote } from "./task-text.js";
 import { TASK_CREATE_DESCRIPTION, TASK_GET_DESCRIPTION, TASK_LIST_DESCRIPTION, TASK_UPDATE_DESCRIPTION } from "./task-tool-descriptions.js";
 import type { Task, TaskChange } from "./task.js";
 
-// Models often send ids as numbers or copy the "#3" they saw in TaskList; both mean task "3".
+// Models often send ids as numbers or copy the "#3" they saw in TaskList; both mean task "3". An
+// outside id ("PROJ-1", shown on the task's line) names the task that keeps it.
 const taskId = z.union([z.string(), z.number()]).transform((id) => String(id).trim().replace(/^#/, ""));
 const metadata = z.record(z.string(), z.unknown());
 
@@ -33,8 +34,8 @@ export function taskBoardTools(board: TaskBoard): Tool[] {
     parameters: z.object({ task_id: taskId.describe('Id of the task, e.g. "3".') }),
     readOnly: true,
     execute: async ({ task_id }) => {
-      const tasks = await board.list();
-      return taskDetailText(findTask(tasks, task_id), stateLookup(tasks));
+      const task = await board.find(task_id);
+      return taskDetailText(task, stateLookup(await board.getMany([...task.blockedBy, ...task.blocks])));
     },
   });
 
@@ -48,13 +49,10 @@ export function taskBoardTools(board: TaskBoard): Tool[] {
       limit: z.number().int().min(1).max(500).optional().describe(`At most this many lines (default ${TASK_LIST_DEFAULT_LIMIT}).`),
     }),
     readOnly: true,
-    execute: async ({ status, owner, ready, limit }) =>
-      taskListView(await board.list(), {
-        limit: limit ?? TASK_LIST_DEFAULT_LIMIT,
-        ...(status ? { status } : {}),
-        ...(owner ? { owner } : {}),
-        ...(ready !== undefined ? { ready } : {}),
-      }),
+    execute: async ({ status, owner, ready, limit }) => {
+      const filter = { limit: limit ?? TASK_LIST_DEFAULT_LIMIT, ...(status ? { status } : {}), ...(owner ? { owner } : {}), ...(ready !== undefined ? { ready } : {}) };
+      return renderTaskList(await board.listView(filter), filter);
+    },
   });
 
   const TaskUpdate = defineTool({
@@ -72,25 +70,30 @@ export function taskBoardTools(board: TaskBoard): Tool[] {
     }),
     execute: async (args) => {
       if (args.status === "deleted") {
-        const before = findTask(await board.list(), args.task_id);
+        const before = await board.find(args.task_id);
         await board.remove(before.id);
         const neighbours = sortIds([...before.blocks, ...before.blockedBy]);
         const cleaned = neighbours.length > 0 ? ` Its dependency links with ${neighbours.map((id) => `#${id}`).join(", ")} were removed.` : "";
-        return `Deleted task #${before.id}: ${before.subject}.${cleaned}`;
+        return `Deleted task ${taskName(before)}: ${before.subject}.${cleaned}`;
       }
-      const change = toChange(args);
+      const change = toChange({
+        ...args,
+        add_blocks: await resolveIds(board, args.add_blocks),
+        add_blocked_by: await resolveIds(board, args.add_blocked_by),
+      });
       if (Object.keys(change).length === 0) {
         throw new ToolError("TaskUpdate changed nothing: give at least one of subject, description, status, owner, add_blocks, add_blocked_by or metadata.");
       }
+      const id = await board.resolveId(args.task_id);
       if (change.state !== undefined && change.state !== "completed") {
-        const current = findTask(await board.list(), args.task_id);
+        const current = await board.find(id);
         // Status moves one way (pending, in progress, completed): a run that finds finished work on
         // the board must not undo it.
         if (current.state === "completed") throw new ToolError(reopenRefusal(current));
         if (change.state === "in_progress" && change.owner === undefined && board.agentName && current.owner === null) change.owner = board.agentName;
       }
-      const task = await board.update(args.task_id, change);
-      return describeUpdate(task, await board.list(), change);
+      const task = await board.update(id, change);
+      return describeUpdate(task, await neighbourhood(board, task, change), change);
     },
   });
 
@@ -99,15 +102,24 @@ export function taskBoardTools(board: TaskBoard): Tool[] {
 
 function reopenRefusal(task: Task): string {
   return (
-    `Task #${task.id} (${task.subject}) is already completed, and a completed task is not reopened. ` +
+    `Task ${taskName(task)} (${task.subject}) is already completed, and a completed task is not reopened. ` +
     `If more work is needed, add it with TaskCreate (add_blocked_by ["${task.id}"] if it builds on this one); otherwise pick a pending task from TaskList.`
   );
 }
 
-function findTask(tasks: readonly Task[], id: string): Task {
-  const task = tasks.find((candidate) => candidate.id === id);
-  if (task) return task;
-  throw unknownTaskError(id, tasks.map((candidate) => candidate.id));
+/** Edge ids as the store takes them: outside ids looked up, board ids as they are. */
+async function resolveIds(board: TaskBoard, refs: string[] | undefined): Promise<string[] | undefined> {
+  return refs && Promise.all(refs.map((ref) => board.resolveId(ref)));
+}
+
+/**
+ * The tasks describeUpdate reads, fetched by id rather than by loading the board: the task's
+ * blockers, and after a completion the tasks it blocks with their own blockers (are they free now?).
+ */
+async function neighbourhood(board: TaskBoard, task: Task, change: TaskChange): Promise<Task[]> {
+  const waiting = change.state === "completed" ? await board.getMany(task.blocks) : [];
+  const blockers = await board.getMany(sortIds([...task.blockedBy, ...waiting.flatMap((t) => t.blockedBy)]));
+  return [task, ...waiting, ...blockers];
 }
 
 type UpdateArgs = {

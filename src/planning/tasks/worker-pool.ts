@@ -1,6 +1,6 @@
 import { linkSignals, sleep } from "../../core/abort.js";
 import type { TaskBoard } from "./task-board.js";
-import { DEFAULT_LEASE_MS, leaseDuration, TaskLeaseError, type ClaimedTask, type TaskLease } from "./task-lease.js";
+import { DEFAULT_LEASE_MS, leaseDuration, TaskLeaseError, type ClaimedTask, type TaskClaim, type TaskLease } from "./task-lease.js";
 
 /**
  * Does one claimed task; may return metadata to merge into the task as it is completed. `signal`
@@ -38,7 +38,8 @@ export type WorkerPoolReport = {
 /**
  * Drains a board with several workers at once. Each worker atomically claims the lowest-numbered
  * free task under a lease, renews the lease while it works, and completes the task with a write
- * fenced by that lease, so dependencies are respected and no task is completed twice; with a shared
+ * fenced by that lease, so dependencies are respected and no task is completed twice; the completion
+ * claims the worker's next task in the same step (one round trip on PostgreSQL). With a shared
  * store, pools in many processes can drain one board together, and a task whose worker died comes
  * back to pending when its lease runs out. A worker stops when it found nothing to claim and no task
  * held by a live lease (that could free more) twice in a row, an idle wait apart; whoever completes
@@ -63,25 +64,40 @@ export async function runWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPool
 
   async function drain(worker: string): Promise<void> {
     let idleChecks = 0;
-    while (!stop.aborted) {
-      const { task, expired } = await opts.board.claim(worker, { leaseMs });
-      report.expired.push(...expired);
-      if (!task) {
-        // A claim racing ours may not have committed yet, and a task just returned to pending is
-        // claimable at the next look, so one empty look is not enough to stop.
-        const leased = await opts.board.activeLeases();
-        idleChecks = leased === 0 && expired.length === 0 ? idleChecks + 1 : 0;
-        if (idleChecks === 2) return;
-        // A stop cuts the wait short; the loop's condition then ends this worker.
-        await sleep(idleWaitMs, stop).catch(() => undefined);
-        continue;
+    // The claim the last completion made with it (completeAndClaim), if any.
+    let next: TaskClaim | undefined;
+    try {
+      while (!stop.aborted) {
+        const { task, expired } = next ?? (await opts.board.claim(worker, { leaseMs }));
+        next = undefined;
+        report.expired.push(...expired);
+        if (!task) {
+          // A claim racing ours may not have committed yet, and a task just returned to pending is
+          // claimable at the next look, so one empty look is not enough to stop.
+          const leased = await opts.board.activeLeases();
+          idleChecks = leased === 0 && expired.length === 0 ? idleChecks + 1 : 0;
+          if (idleChecks === 2) return;
+          // A stop cuts the wait short; the loop's condition then ends this worker.
+          await sleep(idleWaitMs, stop).catch(() => undefined);
+          continue;
+        }
+        idleChecks = 0;
+        next = await workOn(worker, task);
       }
-      idleChecks = 0;
-      await workOn(worker, task);
+    } finally {
+      // A task claimed with the last completion, just as the pool was told to stop: back to pending.
+      if (next?.task) await giveBack(next.task.id, next.task.lease);
     }
   }
 
-  async function workOn(worker: string, task: ClaimedTask): Promise<void> {
+  async function giveBack(taskId: string, lease: TaskLease): Promise<void> {
+    await opts.board.update(taskId, { state: "pending", owner: null }, { lease }).catch((error: unknown) => {
+      if (!(error instanceof TaskLeaseError)) throw error;
+    });
+  }
+
+  /** Works on `task` and completes it; unless the pool is stopping, the completion claims the next task too (returned). */
+  async function workOn(worker: string, task: ClaimedTask): Promise<TaskClaim | undefined> {
     const held = holdLease(opts.board, task.lease, { leaseMs, heartbeatMs, signal: stop });
     let result: Record<string, unknown> | void;
     try {
@@ -90,20 +106,28 @@ export async function runWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPool
       held.release();
       if (held.lost()) return void report.lost.push(task.id);
       failure.abort(error);
-      await opts.board.update(task.id, { state: "pending", owner: null }, { lease: held.current() }).catch((putBack: unknown) => {
-        if (!(putBack instanceof TaskLeaseError)) throw putBack;
-      });
+      await giveBack(task.id, held.current());
       throw error;
     }
     held.release();
-    try {
-      await opts.board.update(task.id, { state: "completed", ...(result ? { metadata: result } : {}) }, { lease: held.current() });
-    } catch (error) {
-      if (!(error instanceof TaskLeaseError)) throw error;
-      return void report.lost.push(task.id);
+    const metadata = result || undefined;
+    let completed = true;
+    let next: TaskClaim | undefined;
+    if (stop.aborted) {
+      await opts.board.update(task.id, { state: "completed", ...(metadata ? { metadata } : {}) }, { lease: held.current() }).catch((error: unknown) => {
+        if (!(error instanceof TaskLeaseError)) throw error;
+        completed = false;
+      });
+    } else {
+      const step = await opts.board.completeAndClaim(held.current(), metadata, worker, { leaseMs });
+      completed = !(step.completed instanceof TaskLeaseError);
+      next = step.claim;
     }
-    byWorker[worker]?.push(task.id);
-    report.completed++;
+    if (completed) {
+      byWorker[worker]?.push(task.id);
+      report.completed++;
+    } else report.lost.push(task.id);
+    return next;
   }
 
   const outcomes = await Promise.allSettled(names.map(drain));

@@ -2,7 +2,6 @@ import { describe, expect, it } from "vitest";
 import { Agent } from "../../core/agent.js";
 import { scriptedModel, type ScriptedTurn } from "../../models/scripted.js";
 import { todoList, type TodoListOptions } from "./todo-list.js";
-import { TODOS_SAVED } from "./write-todos-tool.js";
 
 const call = (args: unknown): ScriptedTurn => ({ toolCalls: [{ name: "write_todos", arguments: args }] });
 const three = {
@@ -24,32 +23,33 @@ async function run(turns: ScriptedTurn[], opts: TodoListOptions = {}) {
 
 describe("todo ids and the patch form (on by default)", () => {
   it("changes only the items `updates` names, by the ids the recitation shows", async () => {
-    const { todos, results, model } = await run([call(three), call({ updates: { "1": "completed", "#2": "in_progress" } })]);
+    const { todos, results, model } = await run([call(three), call({ updates: { "1": "completed", "#2": "in_progress" } })], { reciteAfterTokens: 0 });
     expect(model.requests[1]?.messages.at(-1)?.content).toContain("in_progress:\n#1 A\npending:\n#2 B\n#3 C");
-    expect(results).toEqual([TODOS_SAVED, TODOS_SAVED]);
+    expect(results).toEqual(["Saved as #1–#3.", "Saved. In progress: #2 B; 1 of 3 completed."]);
     expect(todos.todos).toEqual([
       { content: "A", status: "completed" },
       { content: "B", status: "in_progress" },
       { content: "C", status: "pending" },
     ]);
-    expect(model.requests[2]?.messages.at(-1)?.content).toContain("completed:\n#1 A\nin_progress:\n#2 B\npending:\n#3 C");
+    expect(model.requests[2]?.messages.at(-1)?.content).toContain("completed: #1\nin_progress:\n#2 B\npending:\n#3 C");
   });
 
   it("keeps the ids of unchanged items through a complete list that reorders, drops and adds", async () => {
-    const { model } = await run([
-      call(three),
-      call({ todos: [{ content: "C", status: "pending" }, { content: "A", status: "in_progress" }, { content: "D", status: "pending" }] }),
-    ]);
+    const { model, results } = await run(
+      [call(three), call({ todos: [{ content: "C", status: "pending" }, { content: "A", status: "in_progress" }, { content: "D", status: "pending" }] })],
+      { reciteAfterTokens: 0 },
+    );
+    expect(results[1]).toBe("Saved as #3 #1 #4.");
     expect(model.requests[2]?.messages.at(-1)?.content).toContain("pending:\n#3 C\nin_progress:\n#1 A\npending:\n#4 D");
   });
 
   it("matches items by content when a complete list carries ids, as a model copying the recitation may send", async () => {
-    const { model, results } = await run([
-      call(three),
-      call({ todos: [{ id: 2, content: "B", status: "in_progress" }, { id: 1, content: "A", status: "completed" }] }),
-    ]);
-    expect(results[1]).toBe(TODOS_SAVED);
-    expect(model.requests[2]?.messages.at(-1)?.content).toContain("in_progress:\n#2 B\ncompleted:\n#1 A\n</todo-list>");
+    const { model, results } = await run(
+      [call(three), call({ todos: [{ id: 2, content: "B", status: "in_progress" }, { id: 1, content: "A", status: "completed" }] })],
+      { reciteAfterTokens: 0 },
+    );
+    expect(results[1]).toBe("Saved as #2 #1.");
+    expect(model.requests[2]?.messages.at(-1)?.content).toContain("in_progress:\n#2 B\ncompleted: #1\n</todo-list>");
   });
 
   it("answers an unknown id with the ids in the list, applying nothing", async () => {

@@ -2,11 +2,12 @@ import type { Message } from "../../core/messages.js";
 import { PluginHosts, type Plugin } from "../../core/plugin.js";
 import { askForMissingAnswer } from "./final-answer-guard.js";
 import { refuseParallelWrites } from "./parallel-write-guard.js";
-import { reciteTodos } from "./recitation.js";
+import { progressLine, reciteTodos, savedIds, tokensSinceList } from "./recitation.js";
 import { publicTodos, TODO_STATUSES, type StoredTodo, type Todo } from "./todo.js";
-import { reviseTodos } from "./todo-revision.js";
+import { reviseTodos, type TodoWrite } from "./todo-revision.js";
 import { todoUnitEvents } from "./todo-units.js";
-import { writeTodosTool } from "./write-todos-tool.js";
+import { TODO_INSTRUCTIONS } from "./write-todos-description.js";
+import { TODOS_SAVED, writeTodosTool } from "./write-todos-tool.js";
 
 declare module "../../core/events.js" {
   interface AgentEventMap {
@@ -16,8 +17,19 @@ declare module "../../core/events.js" {
 }
 
 export interface TodoListOptions {
-  /** Append the current list as the last message of every model request (default true). */
+  /**
+   * Keep the current list in front of the model (default true): a full copy of it is never further
+   * than `reciteAfterTokens` from the end of a request. A write's result recites the list when its
+   * last copy lies more than halfway back (otherwise it names the item now in progress and how many are
+   * done), and a request whose last copy lies further back than that gets the list as its last message.
+   */
   recite?: boolean;
+  /**
+   * How far (in estimated tokens) the last full copy of the list may lie behind the end of a request
+   * (default 4,000: the last few turns). 0 recites it at the tail of every request instead, where a
+   * prompt cache cannot reuse it.
+   */
+  reciteAfterTokens?: number;
   /** Refuse a write that completes an item never shown in progress (default false). */
   checkTransitions?: boolean;
   /**
@@ -40,20 +52,24 @@ type TodoState = { version: number; todos: StoredTodo[]; nextId: number };
 export function todoList(opts: TodoListOptions = {}): TodoList {
   const recite = opts.recite ?? true;
   const ids = opts.ids ?? recite;
+  const reciteAfterTokens = opts.reciteAfterTokens ?? DEFAULT_RECITE_AFTER_TOKENS;
+  if (!(reciteAfterTokens >= 0)) throw new Error(`todoList: reciteAfterTokens must be 0 or more, got ${String(opts.reciteAfterTokens)}.`);
   const hosts = new PluginHosts();
   let items: StoredTodo[] = [];
   let nextId = 1;
+  // How far back the last full copy of the list lay in the latest request.
+  let copyDistance = Number.POSITIVE_INFINITY;
 
   const tool = writeTodosTool({
     ids,
     apply(write) {
       const revision = reviseTodos(items, write, { nextId, checkTransitions: opts.checkTransitions ?? false });
-      if ("error" in revision) return revision.error;
+      if ("error" in revision) return { refusal: revision.error };
       const before = items;
       ({ items, nextId } = revision);
       hosts.emit({ type: "todos-updated", todos: publicTodos(items) });
       for (const event of todoUnitEvents(before, items)) hosts.emit(event);
-      return null;
+      return { result: writeResult(write, items, { recite, ids, reciteInResult: reciteAfterTokens > 0 && copyDistance > reciteAfterTokens / 2 }) };
     },
   });
 
@@ -63,9 +79,13 @@ export function todoList(opts: TodoListOptions = {}): TodoList {
       return publicTodos(items);
     },
     tools: () => [tool],
+    instructions: () => TODO_INSTRUCTIONS,
     attach: (host) => hosts.add(host),
-    beforeModel(): Message[] | void {
-      if (recite && items.length > 0) return [{ role: "user", content: reciteTodos(items, { ids }) }];
+    beforeModel(ctx): Message[] | void {
+      if (!recite || items.length === 0) return;
+      copyDistance = tokensSinceList(ctx.messages);
+      if (reciteAfterTokens > 0 && copyDistance <= reciteAfterTokens) return;
+      return [{ role: "user", content: reciteTodos(items, { ids }) }];
     },
     afterModel(ctx) {
       refuseParallelWrites(ctx);
@@ -78,6 +98,23 @@ export function todoList(opts: TodoListOptions = {}): TodoList {
       nextId = saved.nextId;
     },
   };
+}
+
+/** About the last few turns: far enough back that the list is still near the end of any request. */
+const DEFAULT_RECITE_AFTER_TOKENS = 4_000;
+
+/**
+ * What a write answers. A complete list (`todos`) was just written out by the model itself, so the
+ * result gives only the ids it got, in list order. A change of statuses recites the list when
+ * `reciteInResult` (the copy later requests keep in their cached prefix), and otherwise names the item
+ * now in progress and how far along the list is. A list with every item completed is always recited.
+ */
+function writeResult(write: TodoWrite, items: readonly StoredTodo[], opts: { recite: boolean; ids: boolean; reciteInResult: boolean }): string {
+  if (!opts.recite || items.length === 0) return TODOS_SAVED;
+  // A ticked list reads like a finished job: the recitation says the answer is still owed.
+  if (items.every((item) => item.status === "completed")) return reciteTodos(items, opts);
+  if (write.todos !== undefined) return opts.ids ? savedIds(items) : TODOS_SAVED;
+  return opts.reciteInResult ? reciteTodos(items, opts) : progressLine(items, opts);
 }
 
 function parseState(state: unknown): TodoState {

@@ -1,17 +1,22 @@
 /**
- * The description of `write_todos`. It carries the behaviour: without these rules a model either
- * lists todos for trivial work, lets the list go stale, or marks blocked work completed. It is sent
- * with every request, so it holds only what the model cannot learn elsewhere: the list it writes is
- * recited at the tail (ids included), a second call in one turn is refused with the reason, and once
- * every item is completed the recitation and the final-answer guard ask for the answer.
+ * What the model reads about the todo list, in two parts: the tool's description (how to write the
+ * list) and a few lines for the system prompt (when to keep one, and that it is not the answer). Both
+ * are sent with every request and served from the prompt cache after the first, so they say each rule
+ * of the reference once, in as few words as say it: use it only for work of three or more steps,
+ * exactly one item in progress, mark an item done at once, a blocked item stays in progress with an
+ * item added for the blocker, and the run ends with the answer, not with a ticked list.
  */
 export function writeTodosDescription(opts: { ids: boolean }): string {
   const writing = opts.ids
-    ? "Create the list with `todos`, then send only changes in `updates` as {id: status}; `todos` again to add, drop or reorder."
-    : "Each call replaces the whole list.";
+    ? "Write it once with `todos`, the first item in_progress; then send only what changes, `updates` {id: status}, in the same turn as the call that starts the next step. `todos` again adds, drops or reorders items."
+    : "Each call replaces the whole list; send it in the same turn as the call that starts the next step.";
   return [
-    "Only for tasks of three or more steps.",
+    "Your plan for work of three or more steps; for less, just do the work.",
     writing,
-    "Keep one item in_progress; update items the moment they change. If blocked, keep it in_progress and add an item for the blocker.",
+    "Keep exactly one item in_progress and mark it completed as soon as it is done. If it is blocked, keep it in_progress and add an item for what blocks it.",
   ].join("\n");
 }
+
+/** The todo list's part of the system prompt. */
+export const TODO_INSTRUCTIONS =
+  "Keep a todo list with write_todos only for work of three or more steps. Work through it until every item is completed; a completed list is not the answer: end with a message that gives the user what they asked for.";

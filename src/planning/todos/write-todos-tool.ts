@@ -6,10 +6,7 @@ import { writeTodosDescription } from "./write-todos-description.js";
 
 export const WRITE_TODOS = "write_todos";
 
-/**
- * The tool's result: a neutral acknowledgement, one token. It does not restate the list (the
- * recitation shows it), because an echoed all-completed list reads to a model like the end of the job.
- */
+/** The result of a write when the list is not recited (`recite: false`): a neutral acknowledgement. */
 export const TODOS_SAVED = "Saved";
 
 // The schema is sent with every request, so it carries types only: the description says what the
@@ -23,12 +20,12 @@ const listWithIds = z.object({
   updates: z.object({}).catchall(z.string()).optional(),
 });
 
-/** `apply` returns the refusal the model should see, or null once the write is applied. */
-export function writeTodosTool(opts: { ids: boolean; apply(write: TodoWrite): string | null }): Tool {
+/** `apply` returns the refusal the model should see, or the result once the write is applied. */
+export function writeTodosTool(opts: { ids: boolean; apply(write: TodoWrite): { refusal: string } | { result: string } }): Tool {
   const execute = (write: TodoWrite) => {
-    const refusal = opts.apply(write);
-    if (refusal !== null) throw new ToolError(refusal);
-    return TODOS_SAVED;
+    const applied = opts.apply(write);
+    if ("refusal" in applied) throw new ToolError(applied.refusal);
+    return applied.result;
   };
   const description = writeTodosDescription(opts);
   return opts.ids

@@ -7,32 +7,33 @@ import type { WorkflowRun } from "./workflow-run.js";
 
 /**
  * One of a workflow's own tool calls (a ReWOO step, a compiler task) held for the user: waiting for
- * their decision, or `started` once approved. A run killed after that finds it started and does not
- * make the call again.
+ * their decision, or `started` once approved (or, for a call that may write, once it runs). A run
+ * killed after that finds it started and does not make the call again.
  */
 export type HeldCall = { call: PendingCall; started?: true };
 
-/** The calls a workflow holds, by call id; part of its saved progress. */
+/** The calls a workflow holds, by call id; the run keeps them with its approvals (WorkflowApprovals). */
 export type HeldCalls = Record<string, HeldCall>;
 
-/** What `invokeWithApproval` returns for a call that waits for the user: the run pauses on `heldCalls`. */
+/** What `invokeWithApproval` returns for a call that waits for the user: the run pauses on them (`pauseOnHeldCalls`). */
 export const HELD = Symbol("held");
 
 /**
  * Runs one of the workflow's own tool calls as an agent would under the same permission policy:
  * allowed calls run, denied ones get the policy's refusal, and calls that need the user are held
  * (the workflow pauses on them). Resumed with the user's decision, an approved or edited call runs
- * once, and a rejected one gets the rejection as its result, in the words an agent uses.
+ * once, and a rejected one gets the rejection as its result, in the words an agent uses. A call that
+ * may write and was under way when the run was killed is answered as interrupted, never made again.
  */
-export async function invokeWithApproval<P>(
-  run: WorkflowRun<P>,
-  held: HeldCalls,
+export async function invokeWithApproval<P, X extends object>(
+  run: WorkflowRun<P, X>,
   permissions: PermissionPolicy | undefined,
   tool: Tool,
   args: unknown,
   at: StepAt,
 ): Promise<ToolResult | typeof HELD> {
   const call = stepCall(tool.name, args, at.stepId);
+  const { held } = run;
   const mine = held[call.id];
   if (mine?.started) {
     delete held[call.id];
@@ -65,7 +66,14 @@ export async function invokeWithApproval<P>(
     held[call.id] = { call: { ...call, kind: tool.interactive ? "question" : "approval" } };
     return HELD;
   }
-  return run.recorder.invokeTool(tool, args, at);
+  if (tool.readOnly) return run.recorder.invokeTool(tool, args, at);
+  // A call that may write is saved as started before it runs, as an agent's calls are: a run killed
+  // while it runs reports it interrupted instead of making it twice. A read-only one is made again.
+  held[call.id] = { call: { ...call, kind: "approval" }, started: true };
+  await run.checkpoint();
+  const result = await run.recorder.invokeTool(tool, args, at);
+  if (!run.aborted) delete held[call.id];
+  return result;
 }
 
 /** The calls the run waits on, in the order they were held. */

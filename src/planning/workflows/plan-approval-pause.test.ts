@@ -44,7 +44,7 @@ describe("PlanAndExecute pauses for plan approval", () => {
     const events: AgentEvent[] = [];
     const first = planAndExecute([proposal], { events });
     const paused = await first.workflow.run(TASK);
-    expect(paused).toMatchObject({ stopReason: "awaiting-approval", text: "", answer: "" });
+    expect(paused).toMatchObject({ stopReason: "awaiting-user", text: "", answer: "" });
     expect(paused.pending).toEqual([
       { id: "plan-1", name: "plan", kind: "plan", arguments: JSON.stringify({ task: TASK, steps: ["Fetch the price", "Double it"] }) },
     ]);
@@ -70,7 +70,7 @@ describe("PlanAndExecute pauses for plan approval", () => {
     const paused = await planAndExecute([proposal]).workflow.run(TASK);
     const second = planAndExecute(['{"steps": ["Read the price list", "Double it"]}']);
     const again = await second.workflow.run(TASK, { state: saved(paused), decisions: decide(paused, { action: "reject", reason: "Use the price list." }) });
-    expect(again.stopReason).toBe("awaiting-approval");
+    expect(again.stopReason).toBe("awaiting-user");
     expect(again.pending?.[0]).toMatchObject({ id: "plan-2", kind: "plan", arguments: JSON.stringify({ task: TASK, steps: ["Read the price list", "Double it"] }) });
     const replanning = second.planner.requests[0]?.messages ?? [];
     expect(replanning.map((m) => m.role)).toEqual(["system", "user", "assistant", "user"]);
@@ -92,7 +92,7 @@ describe("PlanAndExecute pauses for plan approval", () => {
       [[" "], "needs at least one step; to stop the plan, reject it"],
     ] as const) {
       const again = await refused.workflow.run(TASK, { state: saved(paused), decisions: decide(paused, { action: "edit", arguments: edit }) });
-      expect(again.stopReason).toBe("awaiting-approval");
+      expect(again.stopReason).toBe("awaiting-user");
       const shown = JSON.parse(again.pending?.[0]?.arguments ?? "{}") as { steps: string[]; problem: string };
       expect(again.pending?.[0]?.id).toBe("plan-1");
       expect(shown.steps).toEqual(["Fetch the price", "Double it"]);
@@ -118,7 +118,7 @@ describe("PlanAndExecute pauses for plan approval", () => {
     // After step 1 the replanner wants a different step 2: the run pauses on it.
     const second = planAndExecute(['{"steps": ["Guess it"]}'], { replan: true });
     const revised = await second.workflow.run(TASK, { state: saved(paused), decisions: decide(paused, { action: "approve" }) });
-    expect(revised.stopReason).toBe("awaiting-approval");
+    expect(revised.stopReason).toBe("awaiting-user");
     expect(revised.pending?.[0]).toMatchObject({ id: "plan-2", arguments: JSON.stringify({ task: TASK, steps: ["Guess it"] }) });
     expect(revised.trace.steps.map((s) => s.result)).toEqual(["did: Fetch the price"]);
 
@@ -160,7 +160,7 @@ describe("PlanAndExecute pauses for plan approval", () => {
     const planTool = new PlanTool({ model: scriptedModel([]), tools: [] });
     await expect(planTool.run(TASK, { state: saved(paused) })).rejects.toThrow("This state was saved by a plan-and-execute run; it cannot resume a plan-tool run.");
     await expect(workflow.run(TASK, { decisions: { "plan-1": { action: "approve" } } })).rejects.toThrow(/is not waiting for a decision/);
-    await expect(workflow.run(TASK, { state: { ...saved(paused), version: 99 } })).rejects.toThrow(/has version 99; this Stepwise reads versions up to 1/);
+    await expect(workflow.run(TASK, { state: { ...saved(paused), version: 99 } })).rejects.toThrow(/has version 99; this Stepwise reads versions up to 2/);
   });
 });
 
@@ -175,7 +175,7 @@ describe("PlanTool pauses for plan approval", () => {
   it("pauses with the subtasks, and runs them once approved", async () => {
     const first = planTool([subtasks]);
     const paused = await first.workflow.run("Update both files");
-    expect(paused.stopReason).toBe("awaiting-approval");
+    expect(paused.stopReason).toBe("awaiting-user");
     expect(paused.pending).toEqual([
       { id: "plan-1", name: "plan", kind: "plan", arguments: JSON.stringify({ task: "Update both files", steps: ["Update a.ts", "Update b.ts"] }) },
     ]);
@@ -217,7 +217,7 @@ describe("PlanTool pauses for plan approval", () => {
     };
     const first = caller([subtasks]);
     const paused = await first.agent.run("go");
-    expect(paused.stopReason).toBe("awaiting-approval");
+    expect(paused.stopReason).toBe("awaiting-user");
     expect(paused.pending).toEqual([
       { id: "call-1", name: "plan", kind: "approval", arguments: JSON.stringify({ task: "Update both files", steps: ["Update a.ts", "Update b.ts"] }) },
     ]);

@@ -14,7 +14,7 @@ import type { Workflow, WorkflowOutcome } from "./workflow.js";
 async function decideEach(workflow: Workflow, task: string, ...decisions: ApprovalDecision[]): Promise<WorkflowOutcome & { shown: string[][] }> {
   const shown: string[][] = [];
   let outcome = await workflow.run(task);
-  while (outcome.stopReason === "awaiting-approval") {
+  while (outcome.stopReason === "awaiting-user") {
     const call = outcome.pending?.[0];
     const decision = decisions.shift();
     if (!call || !decision) throw new Error("the workflow paused more often than scripted");

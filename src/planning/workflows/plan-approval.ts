@@ -1,22 +1,36 @@
 import type { ApprovalDecision, PendingCall } from "../../core/approval.js";
 import { boundedQuote } from "../../core/bounded-quote.js";
 import type { PlanDecision, PlanReview } from "./plan-review.js";
-import type { WorkflowRun } from "./workflow-run.js";
 import type { WorkflowOutcome } from "./workflow.js";
 
-/** A plan waiting for the user, as a workflow keeps it in its progress. */
-export type PlanProposal = {
+/** A proposal the user rejected, with their feedback. */
+export type RejectedPlan = { steps: string[]; feedback: string };
+
+/**
+ * A plan waiting for the user, as the workflow run keeps it (see WorkflowApprovals), with what the
+ * workflow keeps beside its steps (`X`: the planner's reply, its errors, …).
+ */
+export type PlanProposal<X extends object = object> = X & {
   steps: string[];
   /** Earlier proposals of this review the user rejected, with their feedback. */
-  earlier: { steps: string[]; feedback: string }[];
+  earlier: RejectedPlan[];
   callId: string;
 };
 
 /**
- * What follows the user's decision: run these steps, re-plan with the feedback, stop (rejected
- * twice), or ask again about the same proposal because the user's edit cannot run (`askAgain` says why).
+ * What the user's decision on a proposal leads to, for `WorkflowRun.reviewPlan`:
+ * - `unreviewed`: no plan waits for a decision;
+ * - `asked-again`: the user's edit cannot run, and the run paused again on the same proposal (`outcome`);
+ * - `approved`: run `steps` (the user's when `edited`);
+ * - `replan`: rejected the first time: plan once more with `rejected`'s feedback and propose again, with `earlier`;
+ * - `rejected`: rejected a second time: nothing runs.
  */
-export type ReviewStep = { run: string[]; review: PlanReview } | { replan: string } | { stop: PlanReview } | { askAgain: string };
+export type PlanReviewed<X extends object = object> =
+  | { kind: "unreviewed" }
+  | { kind: "asked-again"; outcome: WorkflowOutcome }
+  | { kind: "approved"; steps: string[]; edited: boolean; review: PlanReview; proposal: PlanProposal<X> }
+  | { kind: "replan"; rejected: RejectedPlan; earlier: RejectedPlan[]; proposal: PlanProposal<X> }
+  | { kind: "rejected"; review: PlanReview; proposal: PlanProposal<X> };
 
 /** Why a workflow cannot run the steps a user edited (its own plan form), or null when it can. */
 export type EditedPlanCheck = (steps: string[]) => string | null;
@@ -25,40 +39,26 @@ export type EditedPlanCheck = (steps: string[]) => string | null;
  * The pending call a paused run shows: its arguments are the plan, `{ task, steps }`, and, when the
  * user's last edit could not run, `problem`, what was wrong with it.
  */
-export function planPendingCall(task: string, proposal: PlanProposal, problem?: string): PendingCall {
+export function planPendingCall(task: string, proposal: Pick<PlanProposal, "steps" | "callId">, problem?: string): PendingCall {
   const args = { task, steps: proposal.steps, ...(problem ? { problem } : {}) };
   return { id: proposal.callId, name: "plan", kind: "plan", arguments: JSON.stringify(args) };
 }
 
-/** Pauses the run on a proposal, announcing it; `problem` is why the user is asked again. */
-export function pauseForPlan<P>(run: WorkflowRun<P>, proposal: PlanProposal, problem?: string): Promise<WorkflowOutcome> {
-  run.recorder.emit({ type: "plan-approval-requested", workflow: run.workflow, task: run.task, steps: [...proposal.steps] });
-  return run.pause([planPendingCall(run.task, proposal, problem)]);
-}
-
 /**
- * Applies the user's decision to a proposal. An approved or edited plan runs; a rejected one is
- * re-planned once with the feedback and put to the user again; a second rejection stops. An edit
- * that is not a list of steps, or that `checkEdit` refuses, loses nothing: the user is asked again
- * about the same proposal, told what was wrong.
+ * Reads the user's decision on a proposal: the plan decision, or, for an edit that is not a list of
+ * steps or that `checkEdit` refuses, what the user is told when asked again (nothing is lost).
  */
-export function reviewProposal<P>(run: WorkflowRun<P>, proposal: PlanProposal, decision: ApprovalDecision, checkEdit?: EditedPlanCheck): ReviewStep {
+export function readPlanDecision(decision: ApprovalDecision, checkEdit?: EditedPlanCheck): { decision: PlanDecision } | { unusable: string } {
   let planDecision: PlanDecision;
   try {
     planDecision = toPlanDecision(decision);
   } catch (error) {
     if (decision.action !== "edit") throw error;
-    return { askAgain: unusableEditText(decision.arguments, (error as Error).message) };
+    return { unusable: unusableEditText(decision.arguments, (error as Error).message) };
   }
   const problem = planDecision.action === "edit" ? (checkEdit?.(planDecision.steps) ?? null) : null;
-  if (problem !== null) return { askAgain: unusableEditText(decision.action === "edit" ? decision.arguments : undefined, problem) };
-  run.recorder.emit({ type: "plan-approval-decided", workflow: run.workflow, task: run.task, decision: structuredClone(planDecision) });
-  const review: PlanReview = { proposed: proposal.steps, decision: planDecision, earlier: proposal.earlier };
-  if (planDecision.action === "approve") return { run: proposal.steps, review };
-  if (planDecision.action === "edit") return { run: planDecision.steps, review };
-  if (proposal.earlier.length > 0) return { stop: review };
-  proposal.earlier.push({ steps: proposal.steps, feedback: planDecision.feedback });
-  return { replan: planDecision.feedback };
+  if (problem !== null) return { unusable: unusableEditText(decision.action === "edit" ? decision.arguments : undefined, problem) };
+  return { decision: planDecision };
 }
 
 /** What the user is told when their edit cannot run: their edit (bounded), what was wrong, and what they can do. */

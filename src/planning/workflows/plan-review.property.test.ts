@@ -38,7 +38,7 @@ describe("plan approval, as a state machine driven through saved states", () => 
         let outcome: WorkflowOutcome = await workflow().run("task");
         let rejectionsInARow = 0;
         for (const decision of decisions) {
-          if (outcome.stopReason !== "awaiting-approval") break;
+          if (outcome.stopReason !== "awaiting-user") break;
           expect(executed).toEqual([]);
           const proposed = (JSON.parse(outcome.pending?.[0]?.arguments ?? "{}") as { steps: string[] }).steps;
           const state = JSON.parse(JSON.stringify(outcome.state)) as WorkflowState;
@@ -46,7 +46,7 @@ describe("plan approval, as a state machine driven through saved states", () => 
           if (decision.action === "reject") {
             rejectionsInARow++;
             if (rejectionsInARow === 2) expect(outcome).toMatchObject({ stopReason: "no-answer" });
-            else expect(outcome.stopReason).toBe("awaiting-approval");
+            else expect(outcome.stopReason).toBe("awaiting-user");
             continue;
           }
           const approved = decision.action === "edit" ? (decision.arguments as { steps: string[] }).steps : proposed;

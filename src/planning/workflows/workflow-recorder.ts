@@ -1,10 +1,9 @@
-import { randomUUID } from "node:crypto";
 import { stampEvent, type AgentEvent, type AgentEventInit, type AgentEventListener, type EventParent } from "../../core/events.js";
 import type { ToolCall } from "../../core/messages.js";
 import type { Tool, ToolResult } from "../../core/tool.js";
 import type { ReplyEvents } from "./model-reply.js";
 import type { SubAgentLink } from "./sub-agent.js";
-import "./workflow-events.js";
+import type { PlanFallback } from "./workflow-events.js";
 import type { PlannedStep, PlanRound, StepRecord, WorkflowKind, WorkflowTrace } from "./workflow-trace.js";
 
 /** Where a workflow's events go: a listener the user passed, and/or the agents a plugin is attached to. */
@@ -38,7 +37,7 @@ export type WorkflowRunIdentity = { name: string; parent?: EventParent | undefin
  * stamped with the workflow's run, and its sub-agents' events are forwarded with that run as parent.
  */
 export class WorkflowRecorder implements ReplyEvents {
-  readonly runId = randomUUID();
+  readonly runId = crypto.randomUUID();
   readonly #workflow: WorkflowKind;
   readonly #sink: WorkflowEventSink;
   readonly #identity: WorkflowRunIdentity;
@@ -74,6 +73,11 @@ export class WorkflowRecorder implements ReplyEvents {
   /** Says that the next round's planning has begun. */
   planningStarted(): void {
     this.#emit({ type: "workflow-planning-started", workflow: this.#workflow, round: this.#trace.plans.length + 1 });
+  }
+
+  /** Says that the planner of the round being planned gave nothing usable, and what the run does instead. */
+  planningFailed(errors: readonly string[], instead: PlanFallback): void {
+    this.#emit({ type: "planning-failed", workflow: this.#workflow, round: this.#trace.plans.length + 1, errors: [...errors], instead });
   }
 
   planned(round: Omit<PlanRound, "round">): PlanRound {
@@ -146,7 +150,9 @@ export class WorkflowRecorder implements ReplyEvents {
     const invoked = await tool.invoke(args, ctx);
     // A step's call cannot wait for the user mid-call (ToolPause): only an agent goes on with a paused call.
     const result = invoked.paused ? { text: pausedInStepText(tool.name), isError: true } : invoked;
-    this.#emit({ type: "tool-end", step: at.round, call, result, refused: false, durationMs: Date.now() - started });
+    // The log shows the result as the tool answered it; the step's progress keeps its value.
+    const { value: _value, ...shown } = result;
+    this.#emit({ type: "tool-end", step: at.round, call, result: shown, refused: false, durationMs: Date.now() - started });
     return result;
   }
 

@@ -1,8 +1,12 @@
 import { checkDecisions, type ApprovalDecision, type ApprovalDecisions, type PendingCall } from "../../core/approval.js";
 import type { AgentEventListener } from "../../core/events.js";
+import { heldCalls, type HeldCalls } from "./call-approval.js";
+import { planPendingCall, readPlanDecision, type EditedPlanCheck, type PlanProposal, type PlanReviewed, type RejectedPlan } from "./plan-approval.js";
+import { planReviewNote } from "./plan-approval-prompts.js";
+import type { PlanReview } from "./plan-review.js";
 import { listenerSink, WorkflowRecorder, type WorkflowEventSink } from "./workflow-recorder.js";
 import type { StepRecord, WorkflowKind } from "./workflow-trace.js";
-import { WORKFLOW_STATE_VERSION, type WorkflowOutcome, type WorkflowRunOptions, type WorkflowState } from "./workflow.js";
+import { WORKFLOW_STATE_VERSION, type WorkflowApprovals, type WorkflowOutcome, type WorkflowRunOptions, type WorkflowState } from "./workflow.js";
 
 type Ended = NonNullable<WorkflowState["ended"]>;
 
@@ -11,17 +15,24 @@ type Ended = NonNullable<WorkflowState["ended"]>;
  * (plain JSON), the checkpoints and the outcome. Checkpoints are written one at a time, in order,
  * and a step's end is announced only once the checkpoint holding it is saved, so whoever saw a
  * step end can count on a resumed run not doing it again.
+ *
+ * The run owns everything about the user's part (see WorkflowApprovals): every workflow proposes
+ * and reviews its plans, and holds its own tool calls, through it. `X` is what a workflow keeps with
+ * a proposed plan beside its steps.
  */
-export class WorkflowRun<P> {
+export class WorkflowRun<P, X extends object = object> {
   readonly recorder: WorkflowRecorder;
   readonly workflow: WorkflowKind;
   readonly task: string;
   readonly signal: AbortSignal | undefined;
+  /** Given to the steps' agents too, so a step's agent stops after its own step in flight. */
+  readonly stopAfterStep: AbortSignal | undefined;
   progress: P;
-  /** The decision on the plan approval the run was paused for, when resumed with one. */
-  readonly decision: ApprovalDecision | undefined;
   /** The decisions on the tool calls the run was paused for (see `call-approval.ts`), by call id. */
   readonly decisions: ApprovalDecisions;
+  readonly #approvals: WorkflowApprovals<X>;
+  /** The decision on the plan the run was paused for, until `reviewPlan` applies it. */
+  #planDecision: ApprovalDecision | undefined;
   /** The state a run that already ended was resumed with, returned as it is. */
   readonly #endedState: WorkflowState | undefined;
   readonly #onCheckpoint: WorkflowRunOptions["onCheckpoint"];
@@ -42,7 +53,7 @@ export class WorkflowRun<P> {
       forRun(event);
       events.also?.(event);
     };
-    const state = opts.state ? checkState(opts.state, workflow, task) : undefined;
+    const state = opts.state ? currentShape(checkState(opts.state, workflow, task)) : undefined;
     const pending = state?.pending ?? [];
     if (pending.length > 0) checkDecisions(pending, opts.decisions ?? {});
     else if (opts.decisions && Object.keys(opts.decisions).length > 0) {
@@ -50,15 +61,17 @@ export class WorkflowRun<P> {
     }
     const decisions = pending.length > 0 ? (opts.decisions as ApprovalDecisions) : {};
     const plan = pending.find((call) => call.kind === "plan");
-    this.decision = plan ? decisions[plan.id] : undefined;
+    this.#planDecision = plan ? decisions[plan.id] : undefined;
     this.decisions = Object.fromEntries(pending.filter((call) => call.kind !== "plan").map((call) => [call.id, decisions[call.id] as ApprovalDecision]));
     this.workflow = workflow;
     this.task = task;
     this.signal = opts.signal;
+    this.stopAfterStep = opts.stopAfterStep;
     this.#onCheckpoint = opts.onCheckpoint;
     this.#endedState = state?.ended ? structuredClone(state) : undefined;
     this.recorder = new WorkflowRecorder(workflow, task, sink, { name: events.name, parent: opts.parent }, state?.trace);
     this.progress = state ? (structuredClone(state.progress) as P) : fresh();
+    this.#approvals = state?.approvals ? (structuredClone(state.approvals) as WorkflowApprovals<X>) : { proposals: 0, note: null, held: {} };
     // The same announcement an agent makes, so every surface sees a workflow's pause end alike.
     if (pending.length > 0) this.recorder.emit({ type: "run-resumed", decisions: pending.length });
   }
@@ -73,6 +86,11 @@ export class WorkflowRun<P> {
     return this.signal?.aborted === true;
   }
 
+  /** Aborted, or asked to stop after the step in flight: checked between steps. */
+  get stopping(): boolean {
+    return this.aborted || this.stopAfterStep?.aborted === true;
+  }
+
   state(): WorkflowState {
     return {
       version: WORKFLOW_STATE_VERSION,
@@ -80,8 +98,64 @@ export class WorkflowRun<P> {
       task: this.task,
       trace: this.recorder.snapshot(),
       ...(this.#pending.length > 0 ? { pending: structuredClone(this.#pending) } : {}),
+      approvals: structuredClone(this.#approvals),
       progress: structuredClone(this.progress),
     };
+  }
+
+  /** What the user's review of the plan changed, for the steps that follow; null when it changed nothing. */
+  get reviewNote(): string | null {
+    return this.#approvals.note;
+  }
+
+  /** The workflow's own tool calls held for the user (see `invokeWithApproval`), kept with the run's state. */
+  get held(): HeldCalls {
+    return this.#approvals.held;
+  }
+
+  /** Puts a plan before the user: the run pauses on it (a pending call of kind "plan"). `earlier`: proposals of this review rejected before. */
+  proposePlan(plan: X & { steps: string[] }, earlier: RejectedPlan[] = []): Promise<WorkflowOutcome> {
+    const proposal = { ...plan, earlier, callId: `plan-${++this.#approvals.proposals}` } as PlanProposal<X>;
+    this.#approvals.proposal = proposal;
+    return this.#askAboutPlan(proposal);
+  }
+
+  /**
+   * Applies the user's decision to the proposed plan, the one review every workflow shares. An
+   * approved or edited plan runs; a rejected one is re-planned once with the feedback and put to the
+   * user again; a second rejection stops. An edit that is not a list of steps, or that `checkEdit`
+   * refuses, loses nothing: the run pauses again on the same proposal, telling the user what was wrong.
+   */
+  async reviewPlan(checkEdit?: EditedPlanCheck): Promise<PlanReviewed<X>> {
+    const proposal = this.#approvals.proposal;
+    const decision = this.#planDecision;
+    if (!proposal || !decision) return { kind: "unreviewed" };
+    this.#planDecision = undefined;
+    const read = readPlanDecision(decision, checkEdit);
+    if ("unusable" in read) return { kind: "asked-again", outcome: await this.#askAboutPlan(proposal, read.unusable) };
+    const planDecision = read.decision;
+    this.recorder.emit({ type: "plan-approval-decided", workflow: this.workflow, task: this.task, decision: structuredClone(planDecision) });
+    delete this.#approvals.proposal;
+    if (planDecision.action === "reject" && proposal.earlier.length === 0) {
+      const rejected = { steps: proposal.steps, feedback: planDecision.feedback };
+      return { kind: "replan", rejected, earlier: [rejected], proposal };
+    }
+    const review: PlanReview = { proposed: proposal.steps, decision: planDecision, earlier: proposal.earlier };
+    this.#approvals.note = planReviewNote(review) ?? this.#approvals.note;
+    if (planDecision.action === "reject") return { kind: "rejected", review, proposal };
+    const edited = planDecision.action === "edit";
+    return { kind: "approved", steps: edited ? planDecision.steps : proposal.steps, edited, review, proposal };
+  }
+
+  /** Pauses the run on the calls `invokeWithApproval` held. */
+  pauseOnHeldCalls(): Promise<WorkflowOutcome> {
+    return this.pause(heldCalls(this.#approvals.held));
+  }
+
+  /** Pauses the run on a proposal, announcing it; `problem` is why the user is asked again. */
+  #askAboutPlan(proposal: PlanProposal<X>, problem?: string): Promise<WorkflowOutcome> {
+    this.recorder.emit({ type: "plan-approval-requested", workflow: this.workflow, task: this.task, steps: [...proposal.steps] });
+    return this.pause([planPendingCall(this.task, proposal, problem)]);
   }
 
   /** Saves the state as it is now (or `state`); resolves once it, and every checkpoint before it, is saved. */
@@ -113,7 +187,7 @@ export class WorkflowRun<P> {
     await this.checkpoint(state);
     // As an agent does: the calls a surface (terminal, viewer, API) must ask about, once saved.
     this.recorder.emit({ type: "approval-requested", calls: structuredClone(pending) });
-    return { ...this.#outcome("", "awaiting-approval", state), pending: structuredClone(pending) };
+    return { ...this.#outcome("", "awaiting-user", state), pending: structuredClone(pending) };
   }
 
   async abort(): Promise<WorkflowOutcome> {
@@ -135,6 +209,17 @@ export class WorkflowRun<P> {
   #outcome(text: string, stopReason: WorkflowOutcome["stopReason"], state: WorkflowState): WorkflowOutcome {
     return { text, stopReason, state, answer: text, trace: state.trace };
   }
+}
+
+/** A workflow's progress as version 1 saved it, with the approval state inside. */
+type Version1Progress = { proposal?: PlanProposal; proposals?: number; note?: string | null; held?: HeldCalls } & Record<string, unknown>;
+
+/** A state in this version's shape: version 1 kept the approval state inside the workflow's progress. */
+function currentShape(state: WorkflowState): WorkflowState {
+  if (state.version >= 2 || typeof state.progress !== "object" || state.progress === null) return state;
+  const { proposal, proposals, note, held, ...progress } = state.progress as Version1Progress;
+  const approvals: WorkflowApprovals = { ...(proposal ? { proposal } : {}), proposals: proposals ?? 0, note: note ?? null, held: held ?? {} };
+  return { ...state, version: WORKFLOW_STATE_VERSION, approvals, progress };
 }
 
 /** A saved state must be a workflow state this version reads, of this workflow and this task. */

@@ -1,16 +1,22 @@
 import type { ApprovalDecisions, PendingCall } from "../../core/approval.js";
 import type { AgentEvent, EventParent } from "../../core/events.js";
+import type { HeldCalls } from "./call-approval.js";
+import type { PlanProposal } from "./plan-approval.js";
 import type { WorkflowKind, WorkflowTrace } from "./workflow-trace.js";
 
-/** Bumped when a saved WorkflowState changes shape; states of a newer version are refused. */
-export const WORKFLOW_STATE_VERSION = 1;
+/**
+ * Bumped when a saved WorkflowState changes shape; states of a newer version are refused, older ones
+ * are read as this version has them. 2: the approval state moved from `progress` to `approvals`.
+ */
+export const WORKFLOW_STATE_VERSION = 2;
 
 /**
- * How a workflow run stopped. "awaiting-approval": a plan waits for the user (see `pending`);
+ * How a workflow run stopped, in the agent's words (StopReason). "awaiting-user": a plan, a step's
+ * call or a question waits for the user (see `pending`, each call's `kind`);
  * "max-steps": the step limit ended it before the plan did; "no-answer": it ended without an
  * answer (the user rejected the plan again, or the planning rounds ran out).
  */
-export type WorkflowStopReason = "final" | "max-steps" | "aborted" | "awaiting-approval" | "no-answer";
+export type WorkflowStopReason = "final" | "max-steps" | "aborted" | "awaiting-user" | "no-answer";
 
 /**
  * Where a workflow run stands, as plain JSON: saved at every checkpoint, given back to `run` to go on
@@ -22,18 +28,39 @@ export type WorkflowState = {
   task: string;
   /** The trace so far; its answer is set once the run has ended. */
   trace: WorkflowTrace;
-  /** The plan approvals the run waits for. */
+  /** What the run waits on: the calls the user must decide (a plan, a step's call, a question). */
   pending?: PendingCall[];
+  /** The user's part in the run, the same for every workflow (absent in states of version 1, which kept it in `progress`). */
+  approvals?: WorkflowApprovals;
   /** Set once the run has ended: running from this state again returns the same outcome. */
   ended?: { text: string; stopReason: "final" | "max-steps" | "no-answer" };
   progress: unknown;
 };
 
+/**
+ * What a workflow run keeps of the user's decisions, beside the workflow's own progress: the plan
+ * under review, how many were proposed (numbering their calls), what the review changed, and the
+ * workflow's own tool calls held for the user. Owned by the run (see WorkflowRun), never by a workflow.
+ */
+export type WorkflowApprovals<X extends object = object> = {
+  proposal?: PlanProposal<X>;
+  proposals: number;
+  /** What the user's review of the plan changed, for the steps that follow; null when it changed nothing. */
+  note: string | null;
+  held: HeldCalls;
+};
+
 export type WorkflowRunOptions = {
+  /** Stops the run at once, as "aborted": a model or tool call in flight is cut off. */
   signal?: AbortSignal;
+  /**
+   * Stops the run as "aborted" between its steps: the step in flight (a plan, a step's agent's turn,
+   * a tool call) finishes and is checkpointed first, and a resumed run does not make it again.
+   */
+  stopAfterStep?: AbortSignal;
   /** A checkpoint to go on from (of a run killed, aborted or paused, in this process or another). */
   state?: WorkflowState;
-  /** The user's decisions on the pending plan approvals of `state`. */
+  /** The user's decisions on the pending calls of `state`. */
   decisions?: ApprovalDecisions;
   /** Called with each checkpoint, in order; the run waits for it, and fails if it throws. */
   onCheckpoint?: (state: WorkflowState) => void | Promise<void>;

@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Plan, type PlanData } from "../../planning/notebook/plan.js";
-import type { RunStores } from "../run-stores.js";
+import type { StoreSet } from "../store-set.js";
 
 /** Stores on one fresh place (a file, a schema) no other test writes to. */
-export type StoredPlansFixture = { stores: RunStores; cleanup(): Promise<void> };
+export type StoredPlansFixture = { stores: StoreSet; cleanup(): Promise<void> };
 
 const RUN_ID = "1a2b3c4d-0000-4000-8000-000000000000";
 
@@ -11,11 +11,11 @@ function plan(id: string, name: string): PlanData {
   return { ...new Plan({ name, description: "d", expectedOutcome: "o", subtasks: [] }).toJSON(), id };
 }
 
-/** What `RunStores.listPlans` does on every store: plans of all scopes, newest first, counted and limited by the database. */
+/** What `StoreSet.listPlans` does on every store: plans of all scopes, newest first, counted and limited by the database. */
 export function describeStoredPlans(name: string, open: () => Promise<StoredPlansFixture>): void {
-  describe(`RunStores.listPlans: ${name}`, () => {
+  describe(`StoreSet.listPlans: ${name}`, () => {
     let fixture: StoredPlansFixture;
-    let stores: RunStores;
+    let stores: StoreSet;
     beforeEach(async () => {
       fixture = await open();
       stores = fixture.stores;

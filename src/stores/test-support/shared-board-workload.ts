@@ -111,10 +111,10 @@ export function startWorkerProcess(opts: WorkerProcessOptions, timeoutMs = 90_00
   };
 }
 
-/** Runs one worker process per name on a PostgreSQL board and returns each process's report. */
-export async function runWorkerProcesses(opts: { boardId: string; workers: string[]; sequence: string; journalId?: string }): Promise<WorkerPoolReport[]> {
+/** Runs one worker process per name on a PostgreSQL board (`store`, a connection string) and returns each process's report. */
+export async function runWorkerProcesses(opts: { store: string; boardId: string; workers: string[]; sequence: string; journalId?: string }): Promise<WorkerPoolReport[]> {
   const processes = opts.workers.map((worker) =>
-    startWorkerProcess({ store: TEST_DATABASE_URL, boardId: opts.boardId, worker, sequence: opts.sequence, ...(opts.journalId ? { journalId: opts.journalId } : {}) }, 55_000),
+    startWorkerProcess({ store: opts.store, boardId: opts.boardId, worker, sequence: opts.sequence, ...(opts.journalId ? { journalId: opts.journalId } : {}) }, 55_000),
   );
   return (await Promise.all(processes.map((p) => p.exited))) as WorkerPoolReport[];
 }

@@ -8,29 +8,55 @@ export type ApprovalState = {
   problem: string;
   /** Redraws the card (forced: rebuilt even when nothing pending changed). */
   redraw(force: boolean): void;
-  /** Every pending call has a decision: send them. */
+  /** Every pending call has a decision and the user confirmed them: send them. */
   send(): void;
 };
+
+/**
+ * How long the confirmation stays disabled once shown (ms): a click already on its way (the second of a
+ * double-click, a click aimed blind at where it might appear) finds it disabled.
+ */
+const CONFIRM_ARMING_MS = 600;
 
 /** Details as the page holds them: what the server adds about resuming. */
 export type ShownDetails = RunDetails & { resuming?: boolean; resumeError?: string };
 
 export function pendingSection(details: ShownDetails, state: ApprovalState): HTMLElement | null {
-  if (details.run.status !== "awaiting-approval" || details.pending.length === 0) return null;
+  if (details.run.status !== "awaiting-user" || details.pending.length === 0) return null;
   if (details.resuming) return el("div", { class: "card pending", id: "pending-sent" }, el("p", { text: "Decision sent; continuing the run…" }));
   const card = el("div", { class: "card pending", id: "pending" }, el("h2", { text: "Waiting for your decision" }));
-  for (const call of details.pending) card.append(pendingCall(call, details.pending, state));
+  for (const call of details.pending) card.append(pendingCall(call, state));
   const problem = state.problem || (details.resumeError ? "The last attempt to continue failed: " + details.resumeError : "");
   if (problem) card.append(el("p", { class: "problem", role: "alert", text: problem }));
+  if (details.pending.every((call) => state.decisions[call.id])) card.append(confirmation(details.pending, state));
   return card;
 }
 
-function pendingCall(call: PendingCall, all: readonly PendingCall[], state: ApprovalState): HTMLElement {
+/**
+ * Nothing is sent on the first click: once every call has a decision, this asks to confirm them, below
+ * the calls (where depends on their arguments, which a page framing the viewer cannot see) and armed a
+ * moment after it appears.
+ */
+function confirmation(pending: readonly PendingCall[], state: ApprovalState): HTMLElement {
+  const summary = pending.map((call) => `${(state.decisions[call.id] as ApprovalDecision).action} ${call.name}`).join(", ");
+  const send = el("button", { type: "button", class: "action approve", disabled: true, onclick: () => state.send() }, "Send decision" + (pending.length > 1 ? "s" : ""));
+  setTimeout(() => (send.disabled = false), CONFIRM_ARMING_MS);
+  const change = el("button", {
+    type: "button",
+    class: "action",
+    onclick: () => {
+      state.decisions = {};
+      state.redraw(true);
+    },
+  }, "Change");
+  return el("div", { class: "confirm", id: "confirm-decisions" }, el("p", {}, el("strong", { text: "Confirm: " }), summary + "; the run goes on at once."), el("div", { class: "actions" }, send, change));
+}
+
+function pendingCall(call: PendingCall, state: ApprovalState): HTMLElement {
   const decide = (decision: ApprovalDecision) => {
     state.decisions[call.id] = decision;
     state.problem = "";
-    if (all.every((c) => state.decisions[c.id])) state.send();
-    else state.redraw(true);
+    state.redraw(true);
   };
   const chosen = state.decisions[call.id];
   const box = el("div", { "data-call": call.id });
@@ -95,6 +121,6 @@ function pendingCall(call: PendingCall, all: readonly PendingCall[], state: Appr
       saveEdit,
     );
   }
-  if (chosen) box.append(el("p", { class: "meta", text: "Decided: " + chosen.action + " (waiting for the other calls)" }));
+  if (chosen) box.append(el("p", { class: "meta", text: "Decided: " + chosen.action }));
   return box;
 }

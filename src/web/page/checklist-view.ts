@@ -1,10 +1,19 @@
-import type { Checklist, ChecklistItem } from "../../runs/checklist.js";
+import type { Checklist } from "../../runs/checklist.js";
 import { layoutDependencyGraph } from "./dependency-layout.js";
 import { card, el, svg } from "./dom.js";
 import { readableLabel, wrapLabel } from "./node-label.js";
 
 const MARKS: Record<string, string> = { todo: "○", in_progress: "◐", done: "✓", abandoned: "⊘", failed: "✗" };
 const STATUS_TEXT: Record<string, string> = { todo: "todo", in_progress: "in progress", done: "done", abandoned: "abandoned", failed: "failed" };
+/** A board's tasks and a todo list's items are pending and completed, in the words their tools use. */
+const ITEM_STATUS_TEXT: Partial<Record<Checklist["kind"], Record<string, string>>> = {
+  tasks: { ...STATUS_TEXT, todo: "pending", done: "completed" },
+  todos: { ...STATUS_TEXT, todo: "pending", done: "completed" },
+};
+
+function statusText(kind: Checklist["kind"], status: string): string {
+  return (ITEM_STATUS_TEXT[kind] ?? STATUS_TEXT)[status] ?? status;
+}
 const HEADINGS: Record<Checklist["kind"], string> = { plan: "Plan", tasks: "Task board", todos: "Todo list", workflow: "Workflow" };
 /** Characters per line of a graph node's label, at 12px in its box. */
 const NODE_LINE_CHARS = 27;
@@ -27,7 +36,7 @@ export function checklistSection(checklist: Checklist | null): HTMLElement {
           {},
           el("span", { class: "label", text: readableLabel(item.label), title: item.label }),
           " ",
-          el("span", { class: "status-text", text: "(" + (STATUS_TEXT[item.status] ?? item.status) + ")" }),
+          el("span", { class: "status-text", text: "(" + statusText(checklist.kind, item.status) + ")" }),
           item.owner ? el("span", { class: "owner", text: " · " + item.owner }) : null,
           item.blockedBy.length ? el("span", { class: "detail", text: " · after " + item.blockedBy.join(", ") }) : null,
           item.detail ? el("div", { class: "detail", text: item.detail }) : null,
@@ -41,11 +50,11 @@ export function checklistSection(checklist: Checklist | null): HTMLElement {
     [checklist.title === heading ? heading : heading + ": " + checklist.title, " ", el("span", { class: "meta", text: done + "/" + checklist.items.length + " done" })],
     list,
     hasEdges ? el("h3", { text: "Dependencies" }) : null,
-    hasEdges ? dependencyGraph(checklist.items) : null,
+    hasEdges ? dependencyGraph(checklist) : null,
   );
 }
 
-function dependencyGraph(items: readonly ChecklistItem[]): SVGElement {
+function dependencyGraph({ kind, items }: Checklist): SVGElement {
   const layout = layoutDependencyGraph(items);
   const pad = 8;
   const at = new Map(layout.nodes.map((node) => [node.id, node]));
@@ -69,7 +78,7 @@ function dependencyGraph(items: readonly ChecklistItem[]): SVGElement {
       { "data-node": item.id, "data-status": item.status },
       svg("rect", { x: node.x + pad, y: node.y + pad, width: layout.nodeWidth, height: layout.nodeHeight, rx: 6 }),
       text,
-      svg("title", {}, item.label + " (" + (STATUS_TEXT[item.status] ?? item.status) + ")"),
+      svg("title", {}, item.label + " (" + statusText(kind, item.status) + ")"),
     );
   });
   const width = layout.width + pad * 2;

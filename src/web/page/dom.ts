@@ -1,4 +1,5 @@
 /** Small helpers to build the page's DOM and SVG without a framework. */
+import { tokenHeaders } from "./viewer-token.js";
 
 type Child = Node | string | null | undefined | false | readonly Child[];
 type Props = Record<string, string | number | boolean | null | undefined | ((event: Event) => void)>;
@@ -34,11 +35,14 @@ export function svg(tag: string, attrs: Record<string, string | number> = {}, ..
   return node;
 }
 
+/** The viewer answered, with an error status and its reason. */
+export class HttpError extends Error {}
+
 export async function getJson<T>(url: string): Promise<T> {
-  const response = await fetch(url, { headers: { accept: "application/json" } });
+  const response = await fetch(url, { headers: { accept: "application/json", ...tokenHeaders() } });
   if (!response.ok) {
     const body = (await response.json().catch(() => ({}))) as { error?: string };
-    throw new Error(body.error ?? response.statusText);
+    throw new HttpError(body.error ?? response.statusText);
   }
   return (await response.json()) as T;
 }

@@ -1,5 +1,5 @@
 import { card, el, formatTokens } from "./dom.js";
-import type { RunDetails } from "./run-view.js";
+import type { PlanningFailure, RunDetails } from "./run-view.js";
 
 /** What the page reads of a plan as `GET /runs/:id/plans` sends it. */
 export type PlanJson = { name: string; description: string; state: string; outcome: string | null; subtasks: { name: string; state: string }[] };
@@ -26,6 +26,28 @@ export function revisionsSection(details: RunDetails): HTMLElement | null {
             el("ul", {}, revision.changes.map((change) => el("li", { text: change }))),
           ),
         ),
+    ),
+  );
+}
+
+const FALLBACKS: Record<PlanningFailure["instead"], string> = {
+  "task-as-one-step": "the whole task ran as one step",
+  "answer-without-steps": "the answer was written without running any step",
+  "keep-remaining-steps": "the run went on with the steps it had",
+};
+
+/** Where the run went on without the plan it asked for: its answer may look fine and still be a guess. */
+export function planningFailuresSection(details: RunDetails): HTMLElement | null {
+  if (details.planningFailures.length === 0) return null;
+  return card(
+    "planning-failed",
+    "The planner gave no usable plan",
+    el(
+      "ul",
+      {},
+      details.planningFailures.map((failure) =>
+        el("li", { text: `${time(failure.time)} · ${failure.workflow}, round ${failure.round}: ${FALLBACKS[failure.instead]}. ${failure.errors.at(-1) ?? ""}` }),
+      ),
     ),
   );
 }

@@ -1,22 +1,26 @@
 import type { ApprovalDecision } from "../../core/approval.js";
-import type { LoggedEvent, RunRecord } from "../../stores/run-store.js";
+import type { LoggedEvent } from "../../stores/run-store.js";
+import { formatDuration } from "../../runs/durations.js";
+import type { RunFigures } from "../../runs/run-figures.js";
+import type { ListedRun } from "../viewer-server.js";
 import type { ModelCallRecord, ToolCallRecord } from "../run-details.js";
 import { pendingSection, type ApprovalState, type ShownDetails } from "./approvals-view.js";
 import { checklistSection } from "./checklist-view.js";
-import { badge, el, getJson, runPath } from "./dom.js";
-import { foldSection, plansSection, revisionsSection, type PlanJson } from "./history-view.js";
+import { badge, el, formatCost, getJson, HttpError, runPath } from "./dom.js";
+import { foldSection, planningFailuresSection, plansSection, revisionsSection, type PlanJson } from "./history-view.js";
 import { contextChart, modelCallPanel, modelCallsSection, totalsLine } from "./model-calls-view.js";
 import { runTreeSection } from "./run-tree-view.js";
-import { applyRunEvent } from "./run-view.js";
-import { offerModels, wireRunFilter, type RunListFilter } from "./run-list-view.js";
+import { applyRunEvent, modelCallLabel } from "./run-view.js";
+import { driverText, offerModels, wireRunFilter, type RunListFilter } from "./run-list-view.js";
 import { timelineSection } from "./timeline-view.js";
 import { toolCallBody, toolCallsSection } from "./tool-calls-view.js";
+import { takeToken, tokenHeaders, withToken } from "./viewer-token.js";
 
 /** The opened call: which one, and its panel once loaded (kept across redraws). */
 type Opened = { key: string; panel: HTMLElement | null };
 
 const state = {
-  runs: [] as RunRecord[],
+  runs: [] as ListedRun[],
   models: new Set<string>(),
   filter: { status: "", strategy: "", model: "", q: "" } as RunListFilter,
   selected: null as string | null,
@@ -40,17 +44,37 @@ const byId = (id: string): HTMLElement => document.getElementById(id)!;
 const filterForm = byId("run-filter") as HTMLFormElement;
 
 function renderRuns(): void {
+  const now = Date.now();
   byId("runs").replaceChildren(
     ...(state.runs.length === 0 ? [el("p", { class: "empty", text: hasFilter() ? "No run matches." : "No runs yet." })] : []),
-    ...state.runs.map((run) =>
-      el(
+    ...state.runs.map((run) => {
+      const driver = driverText(run, now);
+      return el(
         "button",
         { type: "button", "data-run": run.id, "data-strategy": run.strategy, "aria-current": run.id === state.selected ? "true" : "false", onclick: () => void select(run.id) },
         el("span", { class: "task", text: run.task }),
         el("span", { class: "meta" }, badge(run.status), ` ${run.strategy} · ${new Date(run.createdAt).toLocaleString()}`),
-      ),
-    ),
+        el("span", { class: "meta figures" }, el("code", { text: run.id.slice(0, 8) }), " · " + runFiguresText(run.figures)),
+        driver ? el("span", { class: "meta driver", text: driver }) : null,
+      );
+    }),
   );
+  if (state.runs.length === 0 && !hasFilter() && !state.selected) {
+    byId("run").replaceChildren(el("p", { class: "empty" }, "No runs yet. Start one with ", el("code", { text: 'stepwise run "<task>"' }), "; it shows up here."));
+  }
+}
+
+/** A run's time, and its estimated cost when its model has a known price. */
+function runFiguresText(figures: RunFigures): string {
+  const cost = figures.modelCalls === 0 ? "" : figures.costUsd !== undefined ? " · " + formatCost(figures.costUsd) : " · cost n/a";
+  return formatDuration(figures.durationMs) + cost;
+}
+
+/** The run's driver under its header, as the list has it (the list is read more often: its lease is newer). */
+function driverLine(run: ShownDetails["run"]): HTMLElement | null {
+  const listed = state.runs.find((other) => other.id === run.id) ?? run;
+  const text = driverText(listed, Date.now());
+  return text ? el("div", { class: "meta driver", id: "run-driver", text }) : null;
 }
 
 function hasFilter(): boolean {
@@ -71,9 +95,11 @@ function renderDetails(forcePending = false): void {
       { class: "card", id: "run-header" },
       el("h2", {}, run.task + " ", badge(run.status)),
       el("div", { class: "meta", text: `${run.strategy} · ${run.model} · ${run.id}` }),
+      driverLine(run),
       el("div", { class: "meta totals", text: totalsLine(details.totals) }),
     ),
     pending,
+    planningFailuresSection(details),
     checklistSection(details.checklist),
     run.answer ? el("div", { class: "card", id: "answer" }, el("h2", { text: "Final answer" }), el("p", { class: "answer", text: run.answer })) : null,
     timelineSection(details, { openModelCall, openToolCall }),
@@ -111,7 +137,11 @@ function openPanel(key: string, load: () => Promise<HTMLElement>): void {
 
 function openModelCall(n: number): void {
   const runId = state.selected!;
-  openPanel("model/" + n, async () => modelCallPanel(await getJson<ModelCallRecord>(runPath(runId, "/calls/" + n)), closeOpened));
+  const listed = state.details?.modelCalls[n - 1];
+  openPanel("model/" + n, async () => {
+    const record = await getJson<ModelCallRecord>(runPath(runId, "/calls/" + n));
+    return modelCallPanel(record, listed ? modelCallLabel(listed) : record.agent, closeOpened);
+  });
 }
 
 function openToolCall(callId: string, innerRunId: string): void {
@@ -133,7 +163,7 @@ async function sendDecisions(): Promise<void> {
   const runId = state.selected!;
   const response = await fetch(runPath(runId, "/decisions"), {
     method: "POST",
-    headers: { "content-type": "application/json" },
+    headers: { "content-type": "application/json", ...tokenHeaders() },
     body: JSON.stringify({ decisions: approvals.decisions }),
   });
   approvals.decisions = {};
@@ -148,7 +178,7 @@ async function sendDecisions(): Promise<void> {
 
 function follow(runId: string, afterSeq: number): void {
   state.source?.close();
-  const source = new EventSource(runPath(runId, "/events?after=" + afterSeq));
+  const source = new EventSource(withToken(runPath(runId, "/events?after=" + afterSeq)));
   state.source = source;
   const connection = byId("connection");
   source.onopen = () => (connection.textContent = "live");
@@ -201,11 +231,12 @@ async function refreshRuns(): Promise<void> {
   const query = new URLSearchParams(Object.entries(state.filter).filter(([, value]) => value !== "")).toString();
   const listing = ++listings;
   try {
-    const runs = await getJson<RunRecord[]>("/runs" + (query ? "?" + query : ""));
+    const runs = await getJson<ListedRun[]>("/runs" + (query ? "?" + query : ""));
     if (listing !== listings) return;
     state.runs = runs;
   } catch (error) {
-    byId("connection").textContent = error instanceof Error && hasFilter() ? error.message : "viewer unreachable";
+    // The viewer's own word when it answered (its token missing, a bad filter); else it is not there.
+    byId("connection").textContent = error instanceof HttpError ? error.message : "viewer unreachable";
     return;
   }
   const before = state.models.size;
@@ -216,19 +247,28 @@ async function refreshRuns(): Promise<void> {
   if (current && state.details && state.details.run.id === current.id) {
     const changed = current.status !== state.details.run.status || current.answer !== state.details.run.answer;
     // Paused again, or continuing here: read the pending calls (and any failure) afresh.
-    if ((changed && current.status === "awaiting-approval") || state.details.resuming) return reloadDetails(current.id);
+    if ((changed && current.status === "awaiting-user") || state.details.resuming) return reloadDetails(current.id);
     state.details.run = current;
-    if (current.status !== "awaiting-approval") state.details.pending = [];
+    if (current.status !== "awaiting-user") state.details.pending = [];
     if (changed) renderDetails();
   }
   if (!state.selected && state.runs.length > 0) {
-    const wanted = new URLSearchParams(location.hash.slice(1)).get("run");
-    void select(state.runs.some((run) => run.id === wanted) ? wanted! : state.runs[0]!.id);
+    // #run= may hold a whole id or the start of one (as stepwise runs list shows ids).
+    const wanted = new URLSearchParams(location.hash.slice(1)).get("run") ?? "";
+    const matching = wanted ? state.runs.filter((run) => run.id.startsWith(wanted)) : [];
+    void select(matching.length === 1 ? matching[0]!.id : state.runs[0]!.id);
   }
 }
 
-// The token came in the address once and now lives in a cookie: keep it out of history and screenshots.
-if (new URLSearchParams(location.search).has("token")) history.replaceState(null, "", location.pathname + location.hash);
-wireRunFilter(filterForm, state.filter, () => void refreshRuns());
-void refreshRuns();
-setInterval(() => void refreshRuns(), 1500);
+if (window.top !== window.self) {
+  // Framed by another page (a browser that ignored the headers saying no page may): show nothing of any
+  // run and offer no decision, so no click on the framing page can land on one.
+  document.body.replaceChildren(
+    el("p", { class: "framed", role: "alert", text: "The Stepwise viewer does not work inside another page. Open it in a tab of its own: " + location.origin + "/" }),
+  );
+} else {
+  takeToken();
+  wireRunFilter(filterForm, state.filter, () => void refreshRuns());
+  void refreshRuns();
+  setInterval(() => void refreshRuns(), 1500);
+}

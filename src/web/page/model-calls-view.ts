@@ -1,7 +1,7 @@
 import type { Message } from "../../core/messages.js";
 import type { ModelCallRecord } from "../run-details.js";
 import { card, el, formatCost, formatMs, formatTokens, svg } from "./dom.js";
-import type { ModelCallEntry, RunDetails, RunTotals } from "./run-view.js";
+import { interruptionText, modelCallLabel, type ModelCallEntry, type RunDetails, type RunTotals } from "./run-view.js";
 
 const CHART_WIDTH = 900;
 const CHART_HEIGHT = 140;
@@ -35,7 +35,7 @@ export function contextChart(details: RunDetails, open: (n: number) => void): HT
     const rect = svg(
       "rect",
       { class: "size-bar", "data-n": call.n, "data-size": size(call), x: (CHART_LEFT + i * step).toFixed(1), y: (CHART_HEIGHT - height).toFixed(1), width: barWidth.toFixed(1), height: height.toFixed(1), role: "button", tabindex: 0 },
-      svg("title", {}, `call ${call.n} (${call.agent}): ${formatTokens(size(call))} ${byTokens ? "input tokens" : "messages"}`),
+      svg("title", {}, `call ${call.n} (${modelCallLabel(call)}): ${formatTokens(size(call))} ${byTokens ? "input tokens" : "messages"}`),
     );
     rect.addEventListener("click", () => open(call.n));
     return rect;
@@ -64,8 +64,8 @@ export function modelCallsSection(details: RunDetails, open: (n: number) => void
       "tr",
       { "data-n": call.n },
       el("td", {}, el("button", { type: "button", class: "link", onclick: () => open(call.n), text: "#" + call.n })),
-      el("td", { text: call.agent + " · step " + call.step }),
-      el("td", { text: call.end === undefined ? "running…" : formatMs(call.end - call.start) }),
+      el("td", { text: modelCallLabel(call) }),
+      el("td", call.interrupted ? { class: "interrupted", title: interruptionText(call.interrupted), text: interruptedTook(call) } : { text: call.end === undefined ? "running…" : formatMs(call.end - call.start) }),
       el("td", { class: "num", text: call.usage ? formatTokens(call.usage.inputTokens) : "—" }),
       el("td", { class: "num", text: call.usage ? formatTokens(call.usage.outputTokens) : "—" }),
       el("td", { class: "num", text: call.costUsd !== undefined ? formatCost(call.costUsd) : "—", title: call.costUsd === undefined ? "no list price known for " + (call.model ?? "this model") : "estimated from list prices" }),
@@ -82,14 +82,19 @@ export function modelCallsSection(details: RunDetails, open: (n: number) => void
   );
 }
 
-/** One model call as the model received it: every message, the ephemeral tail marked, then its answer. */
-export function modelCallPanel(record: ModelCallRecord, close: () => void): HTMLElement {
+/** How long an interrupted call ran: known when the run stopped it, not when its process was killed (the log only says when it started). */
+function interruptedTook(call: ModelCallEntry): string {
+  return call.interrupted === "killed" ? "interrupted: its process was killed" : `interrupted after ${formatMs((call.end ?? call.start) - call.start)}`;
+}
+
+/** One model call as the model received it (`label` names it as the run's list does): every message, the ephemeral tail marked, then its answer. */
+export function modelCallPanel(record: ModelCallRecord, label: string, close: () => void): HTMLElement {
   const tail = record.ephemeralFrom;
   const messages = record.messages;
   const meta = [
-    record.agent + " · step " + record.step,
+    label,
     record.model,
-    record.durationMs !== undefined ? formatMs(record.durationMs) : undefined,
+    record.durationMs !== undefined ? formatMs(record.durationMs) + (record.interrupted ? " until " + interruptionText(record.interrupted) : "") : undefined,
     record.usage ? `${formatTokens(record.usage.inputTokens)} in / ${formatTokens(record.usage.outputTokens)} out tokens` : undefined,
     record.costUsd !== undefined ? formatCost(record.costUsd) + " (estimate)" : record.usage ? "cost unknown" : undefined,
     `${record.toolCount} tool(s) offered`,
@@ -108,6 +113,8 @@ export function modelCallPanel(record: ModelCallRecord, close: () => void): HTML
         ),
     record.response ? el("h3", { text: "Answer" }) : null,
     record.response ? el("ul", { class: "messages answer" }, messageItem(record.response, false, false)) : null,
+    !record.response && record.streamedText !== undefined ? el("h3", { text: "Streamed so far (no answer came)" }) : null,
+    !record.response && record.streamedText !== undefined ? el("pre", { class: "streamed", text: record.streamedText }) : null,
   );
 }
 

@@ -1,3 +1,5 @@
+import { formatDuration } from "../../runs/durations.js";
+import type { RunRecord } from "../../stores/run-store.js";
 import { el } from "./dom.js";
 
 /** The run list's filter, as `GET /runs` takes it (empty: any). */
@@ -23,4 +25,15 @@ export function offerModels(form: HTMLFormElement, models: readonly string[]): v
   const select = form.elements.namedItem("model") as HTMLSelectElement;
   const chosen = select.value;
   select.replaceChildren(el("option", { value: "", text: "any model" }), ...models.map((model) => el("option", { value: model, text: model, selected: model === chosen })));
+}
+
+/**
+ * Who drives the run and how long it has held it ("driven by host:pid:… for 12.3 s"), or whose lease
+ * ran out (its driver died or stalled: a worker takes the run over); null when nobody holds it.
+ */
+export function driverText(run: Pick<RunRecord, "lease">, now: number): string | null {
+  const lease = run.lease;
+  if (!lease) return null;
+  if (Date.parse(lease.expiresAt) <= now) return `${lease.holder}'s lease ran out ${formatDuration(now - Date.parse(lease.expiresAt))} ago: a worker takes the run over`;
+  return `driven by ${lease.holder} for ${formatDuration(now - Date.parse(lease.takenAt))}`;
 }

@@ -4,6 +4,8 @@ import type { Usage } from "../../core/model.js";
 import { estimateCostUsd } from "../../models/model-prices.js";
 import type { Checklist, ChecklistItem } from "../../runs/checklist.js";
 import type { ContextFoldedEvent } from "../../planning/folding/folding-events.js";
+import type { CallInterruption } from "../../runs/open-calls.js";
+import type { PlanFallback } from "../../planning/workflows/workflow-events.js";
 import type { LoggedEvent, RunRecord } from "../../stores/run-store.js";
 import { readableLabel } from "./node-label.js";
 
@@ -30,6 +32,8 @@ export type ToolCallEntry = {
   startSeq: number;
   endSeq?: number;
   result?: { text: Preview; isError: boolean; refused: boolean };
+  /** Why the call ended without a result (`end` is when that was recorded). */
+  interrupted?: CallInterruption;
 };
 
 /** One model call: `n` counts the run's model calls from 1, nested runs' included, in log order. */
@@ -37,7 +41,12 @@ export type ModelCallEntry = {
   n: number;
   agent: string;
   runId?: string;
+  /** As the agent numbered it, from 1 again each time its run was resumed. */
   step: number;
+  /** The call's number within its run (its node), counting every time the run went on. */
+  callInRun: number;
+  /** What the call was for, when the log says: a workflow's planning round. */
+  purpose?: string;
   model?: string;
   start: number;
   end?: number;
@@ -51,13 +60,22 @@ export type ModelCallEntry = {
   costUsd?: number;
   /** Tool calls the model asked for. */
   toolCalls: number;
+  /** Why the call ended without an answer (`end` is when that was recorded). */
+  interrupted?: CallInterruption;
 };
 
-/** A run in the tree of runs this log holds: the top run, its sub-agents and workers. */
-export type RunNode = { runId: string; agent: string; parent?: EventParent };
+/**
+ * A run in the tree of runs this log holds: the top run, its sub-agents and workers. Each time a run
+ * goes on (a resume, a takeover) its agents log under new run ids; those are the same node, so
+ * `runId` is the first id it had and `parent.runId` its parent node's.
+ */
+export type RunNode = { runId: string; agent: string; parent?: EventParent; /** How many times it went on after a stop. */ resumed: number };
 
 /** What changed in the plan, when, and which call (tool or model) had started last. */
 export type PlanRevision = { seq: number; time: number; agent: string; cause?: string; title: string; changes: string[] };
+
+/** A planner that gave nothing usable (`planning-failed`): what was wrong and what the run did instead. */
+export type PlanningFailure = { time: number; agent: string; workflow: string; round: number; errors: string[]; instead: PlanFallback };
 
 export type RunTotals = { modelCalls: number; inputTokens: number; outputTokens: number; toolCalls: number; costUsd?: number; unpricedCalls: number };
 
@@ -72,11 +90,19 @@ export type RunDetails = {
   totals: RunTotals;
   /** The runs that logged events here, in order of their first event. */
   runs: RunNode[];
+  /** Every run id of the log, to the node (the `RunNode.runId`) it belongs to. */
+  runAliases: Record<string, string>;
+  /** Workflow runs (by node) planning now, and the round. */
+  planning: Record<string, number>;
+  /** Model calls so far per node. */
+  callsPerRun: Record<string, number>;
   revisions: PlanRevision[];
   /** Calls waiting for the user's decision (only while the run awaits approval). */
   pending: PendingCall[];
   /** Context-folding notices, oldest first. */
   folds: ({ time: number } & ContextFoldedEvent)[];
+  /** Each time a workflow's planner gave nothing usable and the run went on without its plan, oldest first. */
+  planningFailures: PlanningFailure[];
   /** The sequence number of the last event read: the page streams from here. */
   lastSeq: number;
 };
@@ -89,15 +115,35 @@ export function emptyDetails(run: RunRecord): RunDetails {
     modelCalls: [],
     totals: { modelCalls: 0, inputTokens: 0, outputTokens: 0, toolCalls: 0, unpricedCalls: 0 },
     runs: [],
+    runAliases: {},
+    planning: {},
+    callsPerRun: {},
     revisions: [],
     pending: [],
     folds: [],
+    planningFailures: [],
     lastSeq: 0,
   };
 }
 
 function preview(text: string): Preview {
   return text.length > PREVIEW_CHARS ? { text: text.slice(0, PREVIEW_CHARS), cut: true } : { text, cut: false };
+}
+
+const INTERRUPTIONS: Record<CallInterruption, string> = {
+  stopped: "interrupted: the run was stopped before this call ended",
+  killed: "interrupted: the run's process ended (killed) before this call did; the model was told it may or may not have taken effect",
+  paused: "paused for the user: the tool is called again when the run goes on",
+};
+
+/** A model call as a person tells it apart: its agent, its number in its run and, when known, what it was for. */
+export function modelCallLabel(call: Pick<ModelCallEntry, "agent" | "callInRun" | "purpose">): string {
+  return `${call.agent} · call ${call.callInRun}${call.purpose ? ` (${call.purpose})` : ""}`;
+}
+
+/** What an interrupted call's end means, in words. */
+export function interruptionText(why: CallInterruption): string {
+  return INTERRUPTIONS[why];
 }
 
 /** The tool calls the page lists in full. */
@@ -116,12 +162,22 @@ export function applyRunEvent(details: RunDetails, logged: LoggedEvent): void {
       noteRevision(details, seq, event);
       details.checklist = event.checklist;
       break;
-    case "model-start":
+    case "workflow-planning-started":
+      details.planning[nodeOf(details, event.runId)] = event.round;
+      break;
+    case "workflow-planned":
+      delete details.planning[nodeOf(details, event.runId)];
+      break;
+    case "model-start": {
+      const node = nodeOf(details, event.runId);
+      const round = details.planning[node];
       details.modelCalls.push({
         n: details.modelCalls.length + 1,
         agent: event.agent,
         ...scope(event),
         step: event.step,
+        callInRun: (details.callsPerRun[node] = (details.callsPerRun[node] ?? 0) + 1),
+        ...(round !== undefined ? { purpose: `planning, round ${round}` } : {}),
         ...(event.model !== undefined ? { model: event.model } : {}),
         start: event.time,
         startSeq: seq,
@@ -131,6 +187,7 @@ export function applyRunEvent(details: RunDetails, logged: LoggedEvent): void {
       });
       details.totals.modelCalls++;
       break;
+    }
     case "model-end": {
       const call = details.modelCalls.findLast((c) => c.end === undefined && c.agent === event.agent && c.runId === event.runId && c.step === event.step);
       if (!call) break;
@@ -156,7 +213,7 @@ export function applyRunEvent(details: RunDetails, logged: LoggedEvent): void {
       break;
     case "tool-end": {
       const result = { text: preview(event.result.text), isError: event.result.isError, refused: event.refused };
-      const started = details.toolCalls.findLast((call) => call.id === event.call.id && call.runId === event.runId && !call.result);
+      const started = details.toolCalls.findLast((call) => call.id === event.call.id && call.runId === event.runId && call.end === undefined);
       if (started) {
         started.result = result;
         started.end = event.time;
@@ -168,11 +225,25 @@ export function applyRunEvent(details: RunDetails, logged: LoggedEvent): void {
       }
       break;
     }
+    case "call-interrupted": {
+      const call =
+        event.kind === "model"
+          ? details.modelCalls.findLast((c) => c.end === undefined && c.agent === event.agent && c.runId === event.runId && c.step === event.step)
+          : details.toolCalls.findLast((c) => c.end === undefined && c.id === event.callId && c.runId === event.runId);
+      if (!call) break;
+      call.end = event.time;
+      call.endSeq = seq;
+      call.interrupted = event.why;
+      break;
+    }
     case "approval-requested":
       details.pending = event.calls;
       break;
     case "run-resumed":
       details.pending = [];
+      break;
+    case "planning-failed":
+      details.planningFailures.push({ time: event.time, agent: event.agent, workflow: event.workflow, round: event.round, errors: event.errors, instead: event.instead });
       break;
     case "context-folded": {
       const { type: _type, agent: _agent, runId: _runId, parent: _parent, ...fold } = event;
@@ -188,10 +259,35 @@ function scope(event: AgentEvent): { runId?: string } {
   return event.runId !== undefined ? { runId: event.runId } : {};
 }
 
+/** The node (its first run id) a run id of the log belongs to. */
+export function nodeOf(details: Pick<RunDetails, "run" | "runAliases">, runId: string | undefined): string {
+  const id = runId ?? details.run.id;
+  return details.runAliases[id] ?? id;
+}
+
+/**
+ * Places the event's run in the tree: a run id seen before keeps its node; a new one joins the node
+ * of the same agent under the same parent node, call and step (the same run, gone on after a stop),
+ * or starts a node of its own.
+ */
 function noteRun(details: RunDetails, event: AgentEvent): void {
   const runId = event.runId ?? details.run.id;
-  if (details.runs.some((node) => node.runId === runId)) return;
-  details.runs.push({ runId, agent: event.agent, ...(event.parent ? { parent: event.parent } : {}) });
+  if (details.runAliases[runId] !== undefined) return;
+  const parent = event.parent ? { ...event.parent, runId: nodeOf(details, event.parent.runId) } : undefined;
+  const same = details.runs.find(
+    (node) =>
+      node.agent === event.agent &&
+      node.parent?.runId === parent?.runId &&
+      node.parent?.toolCallId === parent?.toolCallId &&
+      node.parent?.stepId === parent?.stepId,
+  );
+  if (same) {
+    same.resumed++;
+    details.runAliases[runId] = same.runId;
+    return;
+  }
+  details.runs.push({ runId, agent: event.agent, ...(parent ? { parent } : {}), resumed: 0 });
+  details.runAliases[runId] = runId;
 }
 
 function noteRevision(details: RunDetails, seq: number, event: Extract<AgentEvent, { type: "checklist-updated" }>): void {

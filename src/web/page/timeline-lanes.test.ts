@@ -4,12 +4,14 @@ import { packLanes, type TimelineBar } from "./timeline-view.js";
 const bar = (startSeq: number, endSeq: number, running = false): TimelineBar => ({
   kind: "tool",
   runId: "r",
+  callRunId: "r",
   label: "t",
   start: startSeq,
   end: endSeq,
   startSeq,
   endSeq,
   running,
+  interrupted: false,
   error: false,
 });
 

@@ -1,17 +1,22 @@
 import { el, formatMs, svg } from "./dom.js";
 import { runOrder } from "./run-tree-view.js";
-import type { RunDetails } from "./run-view.js";
+import { modelCallLabel, nodeOf, type RunDetails } from "./run-view.js";
 
 /** One bar: a model call or a tool call, from its start to its end (or now, while it runs). */
 export type TimelineBar = {
   kind: "model" | "tool";
+  /** The row: the run's node in the tree of runs. */
   runId: string;
+  /** The run id the call was logged under (a node has one per time it went on). */
+  callRunId: string;
   label: string;
   start: number;
   end: number;
   startSeq: number;
   endSeq: number;
   running: boolean;
+  /** Ended without a result: the run stopped, was killed, or paused in the middle of it. */
+  interrupted: boolean;
   error: boolean;
   /** The model call's number, or the tool call's id. */
   n?: number;
@@ -50,25 +55,29 @@ function timelineBars(details: RunDetails): TimelineBar[] {
   return [
     ...details.modelCalls.map((call): TimelineBar => ({
       kind: "model",
-      runId: call.runId ?? top,
-      label: `model call ${call.n} (${call.agent}, step ${call.step})`,
+      runId: nodeOf(details, call.runId),
+      callRunId: call.runId ?? top,
+      label: `model call ${call.n} (${modelCallLabel(call)})`,
       start: call.start,
       end: call.end ?? now,
       startSeq: call.startSeq,
       endSeq: call.endSeq ?? Number.POSITIVE_INFINITY,
       running: call.end === undefined,
+      interrupted: call.interrupted !== undefined,
       error: false,
       n: call.n,
     })),
     ...details.toolCalls.map((call): TimelineBar => ({
       kind: "tool",
-      runId: call.runId ?? top,
+      runId: nodeOf(details, call.runId),
+      callRunId: call.runId ?? top,
       label: call.name,
       start: call.start,
       end: call.end ?? now,
       startSeq: call.startSeq,
       endSeq: call.endSeq ?? Number.POSITIVE_INFINITY,
-      running: call.result === undefined,
+      running: call.end === undefined,
+      interrupted: call.interrupted !== undefined,
       error: call.result?.isError ?? false,
       callId: call.id,
     })),
@@ -97,7 +106,7 @@ export function timelineSection(details: RunDetails, actions: TimelineActions): 
       const rect = svg(
         "rect",
         {
-          class: `bar ${bar.kind}${bar.error ? " error" : ""}${bar.running ? " running" : ""}`,
+          class: `bar ${bar.kind}${bar.error ? " error" : ""}${bar.running ? " running" : ""}${bar.interrupted ? " interrupted" : ""}`,
           "data-kind": bar.kind,
           "data-name": bar.kind === "tool" ? bar.label : "model",
           ...(bar.n !== undefined ? { "data-n": bar.n } : {}),
@@ -110,9 +119,9 @@ export function timelineSection(details: RunDetails, actions: TimelineActions): 
           tabindex: 0,
           role: "button",
         },
-        svg("title", {}, `${bar.label}: ${formatMs(bar.end - bar.start)}${bar.running ? " so far" : ""}`),
+        svg("title", {}, `${bar.label}: ${formatMs(bar.end - bar.start)}${bar.running ? " so far" : bar.interrupted ? ", then interrupted" : ""}`),
       );
-      const open = () => (bar.n !== undefined ? actions.openModelCall(bar.n) : actions.openToolCall(bar.callId!, bar.runId));
+      const open = () => (bar.n !== undefined ? actions.openModelCall(bar.n) : actions.openToolCall(bar.callId!, bar.callRunId));
       rect.addEventListener("click", open);
       rect.addEventListener("keydown", (event) => {
         if (event.key === "Enter" || event.key === " ") open();
@@ -129,7 +138,17 @@ export function timelineSection(details: RunDetails, actions: TimelineActions): 
     "div",
     { class: "card", id: "timeline" },
     el("h2", {}, "Timeline ", el("span", { class: "meta", text: "model calls and tool calls; parallel calls stack. Click a bar to open it." })),
-    el("div", { class: "legend" }, el("span", { class: "key model" }), " model call ", el("span", { class: "key tool" }), " tool call ", el("span", { class: "key error" }), " failed"),
+    el(
+      "div",
+      { class: "legend" },
+      ...[
+        ["model", "model call"],
+        ["tool", "tool call"],
+        ["error", "failed"],
+        ["running", "still running"],
+        ["interrupted", "interrupted (no result: the run stopped, was killed or paused)"],
+      ].map(([key, text]) => el("span", { "data-key": key }, el("span", { class: "key " + key }), " " + text + " ")),
+    ),
     svg("svg", { class: "timeline", viewBox: `0 0 ${width} ${y}`, width, height: y, role: "img", "aria-label": "timeline of model and tool calls" }, ticks, nodes),
   );
 }

@@ -1,6 +1,6 @@
 import type { ToolCallRecord } from "../run-details.js";
 import { card, el, formatMs, getJson, prettyJson, runPath } from "./dom.js";
-import { recentToolCalls, type Preview, type RunDetails, type ToolCallEntry } from "./run-view.js";
+import { interruptionText, recentToolCalls, type Preview, type RunDetails, type ToolCallEntry } from "./run-view.js";
 import { callArguments } from "./call-arguments.js";
 import { lineDiff } from "./text-diff.js";
 
@@ -26,11 +26,12 @@ const fetched = new Map<string, ToolCallRecord>();
 function toolCallItem(topRunId: string, call: ToolCallEntry, opened: ReadonlySet<string>, toggle: (key: string, open: boolean) => void): HTMLElement {
   const result = call.result;
   const key = toolCallKey(call.id, call.runId);
-  const outcome = !result ? "running…" : (result.refused ? "refused: " : "") + shown(result.text);
+  const outcome = call.interrupted ? interruptionText(call.interrupted) : !result ? "running…" : (result.refused ? "refused: " : "") + shown(result.text);
+  const state = call.interrupted ? "interrupted" : !result ? "running" : result.isError ? "error" : "";
   const body = el("div", { class: "full" }, el("p", { class: "empty", text: "Loading…" }));
   const item = el(
     "details",
-    { class: "tool " + (!result ? "running" : result.isError ? "error" : ""), "data-call": call.id, "data-name": call.name, open: opened.has(key) },
+    { class: "tool " + state, "data-call": call.id, "data-name": call.name, "data-state": state || "done", open: opened.has(key) },
     el("summary", {}, el("strong", { text: call.name }), " " + shown(call.arguments).slice(0, 160) + " → " + outcome.slice(0, 200)),
     body,
   );
@@ -39,7 +40,7 @@ function toolCallItem(topRunId: string, call: ToolCallEntry, opened: ReadonlySet
     if (known) return body.replaceChildren(...toolCallBody(known));
     void getJson<ToolCallRecord>(runPath(topRunId, "/tool-calls/" + encodeURIComponent(call.id) + (call.runId ? "?run=" + encodeURIComponent(call.runId) : "")))
       .then((record) => {
-        if (record.result) fetched.set(topRunId + "/" + key, record);
+        if (record.result || record.interrupted) fetched.set(topRunId + "/" + key, record);
         body.replaceChildren(...toolCallBody(record));
       })
       .catch((error: unknown) => body.replaceChildren(el("p", { class: "problem", text: String(error instanceof Error ? error.message : error) })));
@@ -62,6 +63,7 @@ export function toolCallBody(record: ToolCallRecord): HTMLElement[] {
   const change = fileChange(record);
   if (change) parts.push(change);
   parts.push(el("h3", { text: "Arguments" }), el("pre", { class: "args", text: prettyJson(record.call.arguments) }));
+  if (record.interrupted) parts.push(el("h3", { text: "No result" }), el("p", { class: "interrupted", text: interruptionText(record.interrupted) }));
   if (record.result) {
     const how = (record.refused ? "Refused" : record.result.isError ? "Error" : "Result") + (record.durationMs !== undefined ? " · " + formatMs(record.durationMs) : "");
     parts.push(el("h3", { text: how }), el("pre", { class: "result" + (record.result.isError ? " error" : ""), text: record.result.text }));

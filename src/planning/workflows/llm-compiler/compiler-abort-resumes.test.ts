@@ -25,10 +25,12 @@ function tools(hold: (signal: AbortSignal | undefined) => Promise<string>) {
       return `noted ${name}`;
     },
   });
+  // Read-only: a read cut short is simply made again (a write would be answered as interrupted).
   const held = defineTool({
     name: "hold",
     description: "Holds a name until released.",
     parameters: z.object({ name: z.string() }),
+    readOnly: true,
     execute: ({ name }, ctx) => {
       calls.push(`hold ${name}`);
       return hold(ctx.signal);

@@ -199,7 +199,7 @@ export class CompilerPlanParser {
     if (id < this.#nextId) {
       return this.#refuse(`${label}: number ${id} is taken by an earlier task; number new tasks from ${this.#nextId}.`);
     }
-    const dependsOn = [...new Set([...raw.deps, ...referencedTasks(raw.args, (n) => this.#numbered.has(n))])];
+    const dependsOn = [...new Set([...raw.deps, ...referencedTasks(raw.args, id, (n) => this.#numbered.has(n))])];
     this.#numbered.add(id);
     const toolProblem = this.#toolProblem(raw.tool);
     if (toolProblem) return this.#refuse(`${label}: ${toolProblem}`);
@@ -224,7 +224,8 @@ export class CompilerPlanParser {
       next = Math.max(next, id + 1);
       return { raw, id };
     });
-    // A whole plan may list tasks in any order, so every number in it counts as a task above.
+    // A whole plan may list tasks in any order: every number in it is a task, and a bare "$n" names
+    // one only when numbered before the task using it, as in the line form.
     const inPlan = new Set([...this.#numbered, ...numbered.map(({ id }) => id)]);
     for (const { raw, id } of numbered) {
       const label = `Task ${id} (${raw.where})`;
@@ -236,7 +237,7 @@ export class CompilerPlanParser {
       this.#numbered.add(id);
       if (toolProblem) events.push(this.#refuse(`${label}: ${toolProblem}`));
       else {
-        const dependsOn = [...new Set([...raw.deps, ...referencedTasks(raw.args, (n) => inPlan.has(n))])];
+        const dependsOn = [...new Set([...raw.deps, ...referencedTasks(raw.args, id, (n) => inPlan.has(n))])];
         tasks.set(id, { id, tool: raw.tool, args: raw.args, dependsOn, where: raw.where });
       }
     }

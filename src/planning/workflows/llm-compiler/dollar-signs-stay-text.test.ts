@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineTool } from "../../../core/tool.js";
-import { scriptedModel } from "../../../models/scripted.js";
+import { scriptedModel, type ScriptedTurn } from "../../../models/scripted.js";
 import { LLMCompiler } from "./llm-compiler.js";
 
 /** A lookup that records each query it received and answers `<query>`. */
@@ -21,7 +21,7 @@ function lookup(queries: string[]) {
 const line = (task: object) => `${JSON.stringify(task)}\n`;
 const finish = JSON.stringify({ action: "finish", answer: "ok" });
 
-async function runPlan(plan: string) {
+async function runPlan(plan: ScriptedTurn) {
   const queries: string[] = [];
   const compiler = new LLMCompiler({ model: scriptedModel([plan]), joinerModel: scriptedModel([finish]), tools: [lookup(queries)] });
   const { trace } = await compiler.run("Shop");
@@ -66,5 +66,34 @@ describe("LLM compiler: a dollar sign is text unless it is a reference to a task
       "Task 2 (line 2) refers to task 7, which is not listed before it; a task can only use results of tasks above it.",
     ]);
     expect(queries).toEqual(["$500"]);
+  });
+});
+
+// Regression: in a whole JSON plan, a bare array or native tool calls, any "$n" naming any task of the
+// plan was replaced, so "coffee under $2" was sent as "coffee under <tea>" when task 2 came after it.
+describe("LLM compiler: one rule for a bare $n in every plan form", () => {
+  const coffee = { tool: "lookup", args: { query: "coffee under $2" } };
+  const tea = { tool: "lookup", args: { query: "tea" } };
+  const compare = { tool: "lookup", args: { query: "compare $1 and $2" } };
+  const forms: [string, (tasks: object[]) => ScriptedTurn][] = [
+    ["task lines", (tasks) => tasks.map((task) => line(task)).join("") + line({ tool: "join" })],
+    ['a {"tasks": [...]} reply', (tasks) => JSON.stringify({ tasks })],
+    ["a bare JSON array", (tasks) => JSON.stringify(tasks)],
+    ["native tool calls", (tasks) => ({ toolCalls: tasks.map((task) => ({ name: "lookup", arguments: (task as typeof tea).args })) })],
+  ];
+
+  for (const [form, write] of forms) {
+    it(`${form}: "$2" stays text when task 2 is below, and names tasks above`, async () => {
+      const { queries, trace } = await runPlan(write([coffee, tea, compare]));
+      expect(trace.plans[0]?.errors).toEqual([]);
+      expect(trace.plans[0]?.steps.map((s) => s.dependsOn)).toEqual([[], [], ["1", "2"]]);
+      expect(queries).toEqual(["coffee under $2", "tea", "compare <coffee under $2> and <tea>"]);
+    });
+  }
+
+  it("a whole plan's dependency listed on a task below keeps a price with its number as text", async () => {
+    const { queries, trace } = await runPlan(JSON.stringify({ tasks: [{ id: 1, ...coffee, deps: [2] }, { id: 2, ...tea }] }));
+    expect(trace.plans[0]?.steps.map((s) => [s.id, s.dependsOn])).toEqual([["2", []], ["1", ["2"]]]);
+    expect(queries).toEqual(["tea", "coffee under $2"]);
   });
 });

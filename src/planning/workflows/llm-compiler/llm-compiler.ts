@@ -2,13 +2,12 @@ import { z } from "zod";
 import { linkSignals } from "../../../core/abort.js";
 import type { AgentEventListener } from "../../../core/events.js";
 import type { AssistantMessage, Message } from "../../../core/messages.js";
-import type { ChatModel } from "../../../core/model.js";
 import type { PermissionPolicy } from "../../../core/permissions.js";
-import type { Tool, ToolResult } from "../../../core/tool.js";
+import { toolResultValue, type Tool, type ToolResult } from "../../../core/tool.js";
 import { Toolkit } from "../../../core/toolkit.js";
-import { HELD, heldCalls, invokeWithApproval, type HeldCalls } from "../call-approval.js";
-import { pauseForPlan, reviewProposal, type PlanProposal } from "../plan-approval.js";
-import { planRejectedAnswer, planReviewNote, rejectedPlanFeedback } from "../plan-approval-prompts.js";
+import { HELD, invokeWithApproval } from "../call-approval.js";
+import type { RejectedPlan } from "../plan-approval.js";
+import { planRejectedAnswer, rejectedPlanFeedback } from "../plan-approval-prompts.js";
 import type { PlanReview } from "../plan-review.js";
 import { CompilerPlanParser, type CompilerTask, type PlanParseEvent } from "./compiler-plan-parser.js";
 import { readJsonReply } from "../json-reply.js";
@@ -17,14 +16,16 @@ import { requestReply } from "../model-reply.js";
 import { HOLD, TaskDagScheduler } from "./task-dag-scheduler.js";
 import { substituteTaskResults } from "./task-references.js";
 import { toolCatalog } from "../tool-catalog.js";
+import { roleModel, type WorkflowModels } from "../workflow-models.js";
 import { WorkflowRun } from "../workflow-run.js";
 import type { Workflow, WorkflowOutcome, WorkflowRunOptions } from "../workflow.js";
 import type { PlannedStep } from "../workflow-trace.js";
 
-export interface LLMCompilerOptions {
-  /** Plans, and joins unless `joinerModel` is given. Streaming models let tasks start mid-plan. */
-  model: ChatModel;
-  joinerModel?: ChatModel;
+/**
+ * `model` plans and joins; `plannerModel` and `joinerModel` take over one role (see WorkflowModels).
+ * A planner that streams lets tasks start mid-plan.
+ */
+export interface LLMCompilerOptions extends WorkflowModels<"planner" | "joiner"> {
   tools: Tool[];
   /** Planning rounds at most, the first included (default 3). */
   maxRounds?: number;
@@ -35,7 +36,7 @@ export interface LLMCompilerOptions {
   /**
    * Which tasks' tool calls run, wait for the user or are refused, as for an agent's calls. While a
    * task waits, the tasks already running finish and those that do not need it still start, but no
-   * task that needs it does; then the run pauses (stopReason "awaiting-approval", every waiting call
+   * task that needs it does; then the run pauses (stopReason "awaiting-user", every waiting call
    * pending) and `run(task, { state, decisions })` goes on. An approved or edited call runs once; a
    * rejected one has the rejection as its result (the tasks that need it are then not run). Finished
    * tasks are never run again.
@@ -51,8 +52,8 @@ export interface LLMCompilerOptions {
   approvePlans?: boolean;
 }
 
-/** A round's plan waiting for the user: its tasks as lines (`steps`) and the planner's reply they came from. */
-type Proposal = PlanProposal & { reply: AssistantMessage; durationMs: number };
+/** What a round's plan waiting for the user keeps beside its tasks (shown as lines): the planner's reply they came from. */
+type ProposalExtras = { reply: AssistantMessage; durationMs: number };
 
 /** What a checkpoint holds of a compiler run. */
 type Progress = {
@@ -64,13 +65,9 @@ type Progress = {
   results: Record<number, ToolResult>;
   /** This round: the planner's reply once complete, and each finished call with its result. */
   current: { reply: AssistantMessage | null; done: { key: string; result: ToolResult }[] };
-  /** Task calls held for the user (absent in checkpoints written before tasks could wait). */
-  held?: HeldCalls;
-  proposal?: Proposal;
-  proposals?: number;
-  /** What the user's review of the plans changed, for the joiner. */
-  note?: string | null;
 };
+
+type Run = WorkflowRun<Progress, ProposalExtras>;
 
 const joinerDecision = z.discriminatedUnion("action", [
   z.object({ action: z.literal("finish"), answer: z.string() }),
@@ -92,7 +89,7 @@ export class LLMCompiler implements Workflow {
   }
 
   async run(task: string, opts: WorkflowRunOptions = {}): Promise<WorkflowOutcome> {
-    const run = new WorkflowRun<Progress>(
+    const run: Run = new WorkflowRun(
       "llm-compiler",
       task,
       opts,
@@ -111,7 +108,7 @@ export class LLMCompiler implements Workflow {
     return run.ended ?? run.guard(() => this.#drive(run));
   }
 
-  async #drive(run: WorkflowRun<Progress>): Promise<WorkflowOutcome> {
+  async #drive(run: Run): Promise<WorkflowOutcome> {
     // Tasks get their own signal, so that when planning fails the tasks already running (some may
     // write) are stopped before run() rejects, instead of outliving it.
     const stopTasks = new AbortController();
@@ -119,16 +116,16 @@ export class LLMCompiler implements Workflow {
     const { task, signal } = run;
     const p = run.progress;
     const maxRounds = this.#opts.maxRounds ?? 3;
-    const held = (p.held ??= {});
 
     for (;;) {
+      if (run.stopping) return run.abort();
       const { round } = p;
       const planStarted = performance.now();
       const parser = new CompilerPlanParser({ tools: this.#toolkit.all, finished: p.finished });
       // Calls this round made before the run was resumed, by what they were called with.
       const doneBefore = new Map(p.current.done.map((done) => [done.key, done.result]));
       const scheduler = new TaskDagScheduler<CompilerTask, ToolResult>(
-        (next, inputs) => this.#runTask(next, inputs, run, held, doneBefore, taskSignal),
+        (next, inputs) => this.#runTask(next, inputs, run, doneBefore, taskSignal),
         this.#opts.maxParallel ? { maxParallel: this.#opts.maxParallel } : {},
       );
       for (const done of p.finished) scheduler.complete(done.id, p.results[done.id] as ToolResult);
@@ -148,26 +145,29 @@ export class LLMCompiler implements Workflow {
       };
       let approved: { review?: PlanReview; durationMs: number } | undefined;
       if (!p.current.reply && this.#opts.approvePlans) {
-        const proposal = p.proposal;
-        if (!run.decision || !proposal) return this.#propose(run, await this.#planWhole(run, p.messages), []);
-        const next = reviewProposal(run, proposal, run.decision, (lines) => this.#editedPlanProblem(lines, p.finished));
-        if ("askAgain" in next) return pauseForPlan(run, proposal, next.askAgain);
-        delete p.proposal;
-        if ("replan" in next) {
-          const rejected = proposal.earlier.at(-1) as { steps: string[]; feedback: string };
-          const again = [...p.messages, proposal.reply, { role: "user" as const, content: rejectedPlanFeedback(rejected.steps, rejected.feedback) }];
-          const replanned = await this.#planWhole(run, again);
-          if (this.#readTasks(replanned.reply, p.finished).tasks.length > 0) return this.#propose(run, replanned, proposal.earlier);
-          // A new plan with no tasks leaves nothing to approve (as in ReWOO): the joiner answers from what is known.
-          approved = { durationMs: replanned.durationMs };
-          p.current.reply = replanned.reply;
-        } else if ("stop" in next) {
-          run.recorder.planned({ steps: [], errors, fallback: false, durationMs: proposal.durationMs, review: next.stop });
-          return run.end(planRejectedAnswer(next.stop), "no-answer");
-        } else {
-          approved = { review: next.review, durationMs: proposal.durationMs };
-          p.note = planReviewNote(next.review) ?? p.note ?? null;
-          p.current.reply = run.decision.action === "edit" ? editedReply(next.run) : proposal.reply;
+        const reviewed = await run.reviewPlan((lines) => this.#editedPlanProblem(lines, p.finished));
+        switch (reviewed.kind) {
+          case "unreviewed":
+            return this.#propose(run, await this.#planWhole(run, p.messages), []);
+          case "asked-again":
+            return reviewed.outcome;
+          case "replan": {
+            const { proposal, rejected } = reviewed;
+            const again = [...p.messages, proposal.reply, { role: "user" as const, content: rejectedPlanFeedback(rejected.steps, rejected.feedback) }];
+            const replanned = await this.#planWhole(run, again);
+            if (this.#readTasks(replanned.reply, p.finished).tasks.length > 0) return this.#propose(run, replanned, reviewed.earlier);
+            // A new plan with no tasks leaves nothing to approve (as in ReWOO): the joiner answers from what is known.
+            approved = { durationMs: replanned.durationMs };
+            p.current.reply = replanned.reply;
+            break;
+          }
+          case "rejected":
+            run.recorder.planned({ steps: [], errors, fallback: false, durationMs: reviewed.proposal.durationMs, review: reviewed.review });
+            return run.end(planRejectedAnswer(reviewed.review), "no-answer");
+          case "approved":
+            approved = { review: reviewed.review, durationMs: reviewed.proposal.durationMs };
+            p.current.reply = reviewed.edited ? editedReply(reviewed.steps) : reviewed.proposal.reply;
+            break;
         }
       }
       const saved = p.current.reply;
@@ -177,13 +177,14 @@ export class LLMCompiler implements Workflow {
         take(parser.end(saved));
         // A plan just approved is recorded now, with the review, and runs from here.
         if (approved) {
+          if (accepted.length === 0) run.recorder.planningFailed(errors, "answer-without-steps");
           run.recorder.planned({ steps: accepted.map(toPlannedStep), errors, fallback: accepted.length === 0, ...approved });
           await run.checkpoint();
         }
       } else {
         try {
           run.recorder.planningStarted();
-          const reply = await requestReply(this.#opts.model, p.messages, {
+          const reply = await requestReply(roleModel(this.#opts, "planner"), p.messages, {
             tools: this.#toolkit.specs(),
             onText: (delta) => take(parser.push(delta)),
             events: run.recorder,
@@ -196,6 +197,8 @@ export class LLMCompiler implements Workflow {
           await scheduler.idle().catch(() => undefined);
           throw error;
         }
+        // No task to run: the joiner answers from what is known, which the run must say.
+        if (accepted.length === 0) run.recorder.planningFailed(errors, "answer-without-steps");
         run.recorder.planned({ steps: accepted.map(toPlannedStep), errors, fallback: accepted.length === 0, durationMs: performance.now() - planStarted });
         await run.checkpoint();
       }
@@ -205,8 +208,8 @@ export class LLMCompiler implements Workflow {
         stopTasks.abort(error);
         throw error;
       }
-      if (run.aborted) return run.abort();
-      if (scheduler.held.size > 0) return run.pause(heldCalls(held));
+      if (run.stopping) return run.abort();
+      if (scheduler.held.size > 0) return run.pauseOnHeldCalls();
 
       const finished = [...p.finished, ...accepted];
       const results = { ...p.results };
@@ -216,7 +219,7 @@ export class LLMCompiler implements Workflow {
         return { id: done.id, call: describeCall(done), result: result.text, isError: result.isError };
       });
       const lastRound = round >= maxRounds;
-      const decision = await this.#join(joinerPrompt({ task, done: views, errors, lastRound, review: p.note ?? null }), signal, run);
+      const decision = await this.#join(joinerPrompt({ task, done: views, errors, lastRound, review: run.reviewNote }), signal, run);
       if (decision.action === "finish") return run.end(decision.answer, "final");
       if (lastRound) return run.end(`No final answer after ${round} planning rounds. Still missing: ${decision.reason}`, "no-answer");
       Object.assign(p, {
@@ -233,14 +236,11 @@ export class LLMCompiler implements Workflow {
     }
   }
 
-  /** Pauses the run on a round's whole plan for the user to review. */
-  #propose(run: WorkflowRun<Progress>, planned: { reply: AssistantMessage; durationMs: number }, earlier: Proposal["earlier"]): Promise<WorkflowOutcome> {
-    const p = run.progress;
-    p.proposals = (p.proposals ?? 0) + 1;
-    const { tasks } = this.#readTasks(planned.reply, p.finished);
+  /** Pauses the run on a round's whole plan for the user to review: its tasks as JSON lines. */
+  #propose(run: Run, planned: ProposalExtras, earlier: RejectedPlan[]): Promise<WorkflowOutcome> {
+    const { tasks } = this.#readTasks(planned.reply, run.progress.finished);
     const steps = tasks.map((task) => JSON.stringify({ id: task.id, tool: task.tool, args: task.args, deps: task.dependsOn }));
-    p.proposal = { ...planned, steps, earlier, callId: `plan-${p.proposals}` };
-    return pauseForPlan(run, p.proposal);
+    return run.proposePlan({ ...planned, steps }, earlier);
   }
 
   /** The tasks a planner's reply gives after the tasks finished in earlier rounds, and what it had wrong. */
@@ -262,10 +262,10 @@ export class LLMCompiler implements Workflow {
   }
 
   /** The planner's whole reply for a round's plan that the user reviews before any task starts. */
-  async #planWhole(run: WorkflowRun<Progress>, messages: Message[]): Promise<{ reply: AssistantMessage; durationMs: number }> {
+  async #planWhole(run: Run, messages: Message[]): Promise<{ reply: AssistantMessage; durationMs: number }> {
     const started = performance.now();
     run.recorder.planningStarted();
-    const reply = await requestReply(this.#opts.model, messages, {
+    const reply = await requestReply(roleModel(this.#opts, "planner"), messages, {
       tools: this.#toolkit.specs(),
       events: run.recorder,
       ...(run.signal ? { signal: run.signal } : {}),
@@ -281,16 +281,17 @@ export class LLMCompiler implements Workflow {
   async #runTask(
     task: CompilerTask,
     inputs: ReadonlyMap<number, ToolResult>,
-    run: WorkflowRun<Progress>,
-    held: HeldCalls,
+    run: Run,
     doneBefore: ReadonlyMap<string, ToolResult>,
     signal: AbortSignal,
   ): Promise<ToolResult | typeof HOLD> {
     const key = callKey(task, inputs);
     const earlier = doneBefore.get(key);
     if (earlier) return earlier;
+    // Stopping after the steps in flight: this one is not started (nor recorded), and runs when the run is resumed.
+    if (run.stopping) return { text: "Not run: the workflow was stopped.", isError: true };
     const end = run.recorder.stepStarted(run.progress.round, toPlannedStep(task));
-    const result = await this.#resolve(task, inputs, signal, run, held);
+    const result = await this.#resolve(task, inputs, signal, run);
     if (result === HELD) return HOLD;
     if (signal.aborted) return result;
     const record = end(result.text, result.isError);
@@ -303,22 +304,20 @@ export class LLMCompiler implements Workflow {
     task: CompilerTask,
     inputs: ReadonlyMap<number, ToolResult>,
     signal: AbortSignal,
-    run: WorkflowRun<Progress>,
-    held: HeldCalls,
+    run: Run,
   ): Promise<ToolResult | typeof HELD> {
     if (task.repeats !== undefined) return inputs.get(task.repeats) as ToolResult;
     if (signal.aborted) return { text: "Not run: the workflow was stopped.", isError: true };
     const failed = [...inputs].find(([, input]) => input.isError);
     if (failed) return { text: `Not run: task ${failed[0]}, whose result it needs, failed.`, isError: true };
-    const texts = new Map([...inputs].map(([id, input]) => [id, input.text]));
     const tool = this.#toolkit.get(task.tool) as Tool;
     const at = { round: run.progress.round, stepId: String(task.id), signal };
-    return invokeWithApproval(run, held, this.#opts.permissions, tool, substituteTaskResults(task.args, texts), at);
+    return invokeWithApproval(run, this.#opts.permissions, tool, callArguments(task, inputs), at);
   }
 
   /** The joiner's verdict. A reply that is not the JSON asked for is taken as the answer itself. */
-  async #join(prompt: string, signal: AbortSignal | undefined, run: WorkflowRun<Progress>): Promise<z.output<typeof joinerDecision>> {
-    const reply = await requestReply(this.#opts.joinerModel ?? this.#opts.model, [{ role: "user", content: prompt }], {
+  async #join(prompt: string, signal: AbortSignal | undefined, run: Run): Promise<z.output<typeof joinerDecision>> {
+    const reply = await requestReply(roleModel(this.#opts, "joiner"), [{ role: "user", content: prompt }], {
       events: run.recorder,
       ...(signal ? { signal } : {}),
     });
@@ -340,8 +339,12 @@ function toPlannedStep(task: CompilerTask): PlannedStep {
   return { id: String(task.id), description: describeCall(task), dependsOn: task.dependsOn.map(String) };
 }
 
+/** A task's arguments with the results it uses filled in: each result's value (a file's text, not its numbered lines). */
+function callArguments(task: CompilerTask, inputs: ReadonlyMap<number, ToolResult>): Record<string, unknown> {
+  return substituteTaskResults(task.args, task.id, new Map([...inputs].map(([id, input]) => [id, toolResultValue(input)])));
+}
+
 /** A call as made: its tool and its arguments with the results it uses filled in. */
 function callKey(task: CompilerTask, inputs: ReadonlyMap<number, ToolResult>): string {
-  const texts = new Map([...inputs].map(([id, input]) => [id, input.text]));
-  return JSON.stringify([task.tool, substituteTaskResults(task.args, texts), task.repeats ?? null]);
+  return JSON.stringify([task.tool, callArguments(task, inputs), task.repeats ?? null]);
 }

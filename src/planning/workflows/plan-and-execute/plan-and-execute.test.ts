@@ -90,7 +90,7 @@ describe("PlanAndExecute", () => {
       const workflow = new PlanAndExecute({
         model: scriptedModel([JSON.stringify({ steps })]),
         executorModel: executor,
-        summaryModel: summarizer,
+        summarizerModel: summarizer,
         replan: false,
         maxPlanSteps: 20,
         historyTokenBudget,

@@ -17,20 +17,19 @@ import {
   stepPlannerRejectedNote,
   stepPlannerRetryNote,
 } from "./plan-and-execute-prompts.js";
-import { pauseForPlan, reviewProposal, type PlanProposal } from "../plan-approval.js";
-import { planRejectedAnswer, planReviewNote, replanRejectedAnswer } from "../plan-approval-prompts.js";
+import { planRejectedAnswer, replanRejectedAnswer } from "../plan-approval-prompts.js";
 import type { PlanReview } from "../plan-review.js";
 import { runStepAgent, type HeldAgent, type StepAgentOutcome } from "../sub-agent.js";
 import { renderSteps, StepHistory, type CompletedStep, type StepHistoryState } from "./step-history.js";
 import type { WorkflowRecorder } from "../workflow-recorder.js";
+import { roleModel, type WorkflowModels } from "../workflow-models.js";
 import { WorkflowRun } from "../workflow-run.js";
 import type { Workflow, WorkflowOutcome, WorkflowRunOptions } from "../workflow.js";
 import type { PlannedStep } from "../workflow-trace.js";
 
-export interface PlanAndExecuteOptions {
-  /** Plans, replans and summarizes unless the more specific models are given. */
-  model: ChatModel;
-  executorModel?: ChatModel;
+/** `model` plans, replans, executes and summarizes; `plannerModel`, `executorModel` and `summarizerModel` take over one role (see WorkflowModels). */
+export interface PlanAndExecuteOptions extends WorkflowModels<"planner" | "executor" | "summarizer"> {
+  /** @deprecated Use `summarizerModel` (the same model; the name every workflow's roles follow). */
   summaryModel?: ChatModel;
   /** The tools each step's executor agent may call. */
   tools?: Tool[];
@@ -52,7 +51,7 @@ export interface PlanAndExecuteOptions {
   onEvent?: AgentEventListener;
   /**
    * Puts every plan before the user before it runs, the first one and each revision the replanner
-   * makes: the run pauses with stopReason "awaiting-approval" and a pending call of kind "plan", and
+   * makes: the run pauses with stopReason "awaiting-user" and a pending call of kind "plan", and
    * `run(task, { state, decisions })` goes on. Approve it, edit it (the edited steps run, and the
    * executors and replanner are told what changed) or reject it with a reason (the planner tries once
    * more; a second rejection stops the run).
@@ -60,7 +59,7 @@ export interface PlanAndExecuteOptions {
   approvePlans?: boolean;
   /**
    * Which of the executors' tool calls run, wait for the user or are refused (see Agent). A call that
-   * waits pauses the run (stopReason "awaiting-approval", the executor's pending calls); `run(task,
+   * waits pauses the run (stopReason "awaiting-user", the executor's pending calls); `run(task,
    * { state, decisions })` hands the decisions to that executor, which goes on with its own resume.
    * Finished steps are never run again.
    */
@@ -71,8 +70,8 @@ const DEFAULT_HISTORY_BUDGET = 2000;
 
 type Planned = { steps: string[]; errors: string[]; fallback: boolean; durationMs: number };
 
-/** A plan waiting for the user; `replan` when the replanner wrote it while the run was under way. */
-type Proposal = PlanProposal & Planned & { replan: boolean };
+/** What a plan waiting for the user keeps beside its steps; `replan` when the replanner wrote it while the run was under way. */
+type ProposalExtras = Omit<Planned, "steps"> & { replan: boolean };
 
 /** What a checkpoint holds of a plan-and-execute run. */
 type Progress = {
@@ -80,20 +79,17 @@ type Progress = {
   planning: Message[];
   /** Whether a plan has been settled (made, and approved when approval is asked for). */
   planned: boolean;
-  proposal?: Proposal;
-  /** Proposals made so far; numbers the pending calls. */
-  proposals: number;
   done: string[];
   remaining: string[];
   history: StepHistoryState;
   lastResult: string;
-  /** What the user's review changed, for the executors and the replanner. */
-  note: string | null;
   /** A step has finished and the replanner has not yet judged it. */
   replanDue: boolean;
   /** The current step's executor, stopped for the user. */
   agent?: HeldAgent;
 };
+
+type Run = WorkflowRun<Progress, ProposalExtras>;
 
 /**
  * Plan-and-Solve with replanning: a planner writes the steps once, an executor agent runs each with
@@ -105,12 +101,13 @@ export class PlanAndExecute implements Workflow {
   readonly #maxPlanSteps: number;
 
   constructor(opts: PlanAndExecuteOptions) {
-    this.#opts = opts;
+    // The old name still counts: ignored, it would leave summaries to `model` without a word.
+    this.#opts = opts.summaryModel && !opts.summarizerModel ? { ...opts, summarizerModel: opts.summaryModel } : opts;
     this.#maxPlanSteps = opts.maxPlanSteps ?? 8;
   }
 
   async run(task: string, opts: WorkflowRunOptions = {}): Promise<WorkflowOutcome> {
-    const run = new WorkflowRun<Progress>(
+    const run: Run = new WorkflowRun(
       "plan-and-execute",
       task,
       opts,
@@ -121,19 +118,17 @@ export class PlanAndExecute implements Workflow {
           { role: "user", content: `Task: ${task}` },
         ],
         planned: false,
-        proposals: 0,
         done: [],
         remaining: [],
         history: { summary: "", recent: [] },
         lastResult: "",
-        note: null,
         replanDue: false,
       }),
     );
     return run.ended ?? run.guard(() => this.#drive(run));
   }
 
-  async #drive(run: WorkflowRun<Progress>): Promise<WorkflowOutcome> {
+  async #drive(run: Run): Promise<WorkflowOutcome> {
     const { task, signal } = run;
     const p = run.progress;
     const history = new StepHistory(
@@ -143,40 +138,43 @@ export class PlanAndExecute implements Workflow {
     );
     const maxSteps = this.#opts.maxSteps ?? 20;
     const approves = this.#opts.approvePlans === true;
-    const input = () => ({ question: task, plan: [...p.done, ...p.remaining], doneCount: p.done.length, history: history.render(), review: p.note });
+    const input = () => ({ question: task, plan: [...p.done, ...p.remaining], doneCount: p.done.length, history: history.render(), review: run.reviewNote });
 
-    if (run.decision && p.proposal) {
-      const proposal = p.proposal;
-      const next = reviewProposal(run, proposal, run.decision);
-      if ("askAgain" in next) return pauseForPlan(run, proposal, next.askAgain);
-      if ("replan" in next) {
-        const rejected = proposal.earlier.at(-1) as { steps: string[]; feedback: string };
+    const reviewed = await run.reviewPlan();
+    switch (reviewed.kind) {
+      case "asked-again":
+        return reviewed.outcome;
+      case "replan": {
+        const { proposal, rejected } = reviewed;
         const again = proposal.replan
           ? await this.#replanAfterRejection(input(), rejected, signal, run.recorder)
           : await this.#plan(task, p.planning, signal, run.recorder, rejected);
         if ("answer" in again) return run.end(again.answer, "final");
-        return this.#propose(run, { ...again, earlier: proposal.earlier, replan: proposal.replan });
+        return run.proposePlan({ ...again, replan: proposal.replan }, reviewed.earlier);
       }
-      delete p.proposal;
-      const [steps, review] = "run" in next ? [next.run, next.review] : [proposal.steps, next.stop];
-      this.#adopt(run, proposal, steps, review);
-      if ("stop" in next) {
-        const text = proposal.replan ? replanRejectedAnswer(next.stop, p.done.length, p.lastResult) : planRejectedAnswer(next.stop);
+      case "rejected": {
+        const { proposal, review } = reviewed;
+        this.#adopt(run, proposal, proposal.steps, review);
+        const text = proposal.replan ? replanRejectedAnswer(review, p.done.length, p.lastResult) : planRejectedAnswer(review);
         return run.end(text, "no-answer");
       }
-      await run.checkpoint();
+      case "approved":
+        this.#adopt(run, reviewed.proposal, reviewed.steps, reviewed.review);
+        await run.checkpoint();
+        break;
+      case "unreviewed":
+        break;
     }
 
-    if (!p.planned && !p.proposal) {
+    if (!p.planned) {
       const planned = await this.#plan(task, p.planning, signal, run.recorder);
-      const proposal = { ...planned, earlier: [], replan: false };
-      if (approves) return this.#propose(run, proposal);
-      this.#adopt(run, proposal, planned.steps);
+      if (approves) return run.proposePlan({ ...planned, replan: false });
+      this.#adopt(run, planned, planned.steps);
       await run.checkpoint();
     }
 
     for (;;) {
-      if (run.aborted) return run.abort();
+      if (run.stopping) return run.abort();
       if (p.replanDue) {
         const replanStarted = performance.now();
         const decision = await this.#replan(input(), signal, run.recorder);
@@ -188,11 +186,10 @@ export class PlanAndExecute implements Workflow {
           errors: "error" in decision ? [decision.error] : [],
           fallback: "error" in decision,
           durationMs: performance.now() - replanStarted,
-          earlier: [],
           replan: true,
         };
         // A replan that keeps the remaining steps as they are has nothing new to approve.
-        if (approves && "steps" in decision && !sameSteps(steps, p.remaining)) return this.#propose(run, revised);
+        if (approves && "steps" in decision && !sameSteps(steps, p.remaining)) return run.proposePlan(revised);
         this.#adopt(run, revised, steps);
         await run.checkpoint();
       }
@@ -203,11 +200,11 @@ export class PlanAndExecute implements Workflow {
       const end = run.recorder.stepStarted(run.recorder.rounds, { id, description: current, dependsOn: p.done.length > 0 ? [String(p.done.length)] : [] });
       const outcome = await this.#execute(
         run,
-        stepExecutorInput({ question: task, plan: [...p.done, ...p.remaining], doneCount: p.done.length, history: history.render(), current, review: p.note }),
+        stepExecutorInput({ question: task, plan: [...p.done, ...p.remaining], doneCount: p.done.length, history: history.render(), current, review: run.reviewNote }),
         id,
       );
-      // A step cut short by the abort is not done: a resumed run does it again.
-      if (run.aborted) return run.abort();
+      // A step cut short (the run stopped) is not done: a resumed run goes on with its agent.
+      if (run.aborted || "stopped" in outcome) return run.abort();
       if ("pending" in outcome) return run.pause(outcome.pending);
       const record = end(outcome.text, outcome.isError);
       p.lastResult = outcome.isError ? `Error: ${outcome.text}` : outcome.text;
@@ -222,19 +219,11 @@ export class PlanAndExecute implements Workflow {
     return run.end(p.lastResult, p.remaining.length > 0 ? "max-steps" : "final");
   }
 
-  /** Pauses the run on a plan for the user to approve. */
-  #propose(run: WorkflowRun<Progress>, proposal: Omit<Proposal, "callId">): Promise<WorkflowOutcome> {
-    const p = run.progress;
-    p.proposal = { ...proposal, callId: `plan-${++p.proposals}` };
-    return pauseForPlan(run, p.proposal);
-  }
-
   /** Records a plan (or replan) round and makes its steps the ones to run. */
-  #adopt(run: WorkflowRun<Progress>, planned: Omit<Proposal, "callId" | "earlier">, steps: string[], review?: PlanReview): void {
+  #adopt(run: Run, planned: Omit<Planned, "steps">, steps: string[], review?: PlanReview): void {
     const p = run.progress;
     p.planned = true;
     p.remaining = steps;
-    if (review) p.note = planReviewNote(review) ?? p.note;
     run.recorder.planned({
       steps: toPlannedSteps(steps, p.done.length),
       errors: planned.errors,
@@ -276,13 +265,14 @@ export class PlanAndExecute implements Workflow {
     const schema = z.object({ steps: z.array(z.string().trim().min(1)).min(1).max(this.#maxPlanSteps) });
     const errors: string[] = [];
     for (let attempt = 0; attempt < 2; attempt++) {
-      const reply = await requestReply(this.#opts.model, messages, { events: recorder, ...(signal ? { signal } : {}) });
+      const reply = await requestReply(roleModel(this.#opts, "planner"), messages, { events: recorder, ...(signal ? { signal } : {}) });
       messages.push({ role: "assistant", content: reply.content });
       const read = readJsonReply(reply.content, schema);
       if ("data" in read) return { steps: read.data.steps, errors, fallback: false, durationMs: performance.now() - started };
       errors.push(read.error);
       messages.push({ role: "user", content: stepPlannerRetryNote(read.error) });
     }
+    recorder.planningFailed(errors, "task-as-one-step");
     return { steps: [task], errors, fallback: true, durationMs: performance.now() - started };
   }
 
@@ -302,18 +292,20 @@ export class PlanAndExecute implements Workflow {
       z.object({ steps: z.array(z.string().trim().min(1)).min(1).max(this.#maxPlanSteps) }),
     ]);
     const reply = await requestReply(
-      this.#opts.model,
+      roleModel(this.#opts, "planner"),
       [{ role: "user", content: replannerPrompt(input) }, ...(rejection ? [{ role: "user" as const, content: rejection }] : [])],
       { events: recorder, ...(signal ? { signal } : {}) },
     );
     const read = readJsonReply(reply.content, schema);
-    return "data" in read ? read.data : read;
+    if ("data" in read) return read.data;
+    recorder.planningFailed([read.error], "keep-remaining-steps");
+    return read;
   }
 
-  #execute(run: WorkflowRun<Progress>, input: string, id: string): Promise<StepAgentOutcome> {
+  #execute(run: Run, input: string, id: string): Promise<StepAgentOutcome> {
     const agent: AgentOptions = {
       name: `step-${id}`,
-      model: this.#opts.executorModel ?? this.#opts.model,
+      model: roleModel(this.#opts, "executor"),
       systemPrompt: STEP_EXECUTOR_PROMPT,
       tools: this.#opts.tools ?? [],
       plugins: this.#opts.executorPlugins?.() ?? [],
@@ -326,7 +318,7 @@ export class PlanAndExecute implements Workflow {
   async #summarize(previous: string, steps: readonly CompletedStep[], signal: AbortSignal | undefined, recorder: WorkflowRecorder): Promise<string> {
     const budget = this.#opts.historyTokenBudget ?? DEFAULT_HISTORY_BUDGET;
     const reply = await requestReply(
-      this.#opts.summaryModel ?? this.#opts.model,
+      roleModel(this.#opts, "summarizer"),
       [
         { role: "system", content: historySummaryPrompt(Math.max(20, Math.floor(budget * 0.35))) },
         { role: "user", content: `Earlier summary: ${previous || "(none)"}\n\nCompleted steps:\n${renderSteps(steps)}` },

@@ -4,6 +4,7 @@ import { Agent } from "../../../core/agent.js";
 import type { AgentEvent } from "../../../core/events.js";
 import { defineTool } from "../../../core/tool.js";
 import { scriptedModel } from "../../../models/scripted.js";
+import type { WorkflowState } from "../workflow.js";
 import { PlanTool } from "./plan-tool.js";
 
 const listFiles = defineTool({
@@ -103,5 +104,45 @@ describe("PlanTool", () => {
     });
     await plan.run("task");
     expect(executor.requests[0]?.tools.map((t) => t.name)).toEqual(["list_files"]);
+  });
+});
+
+// Regression: a subtask cut short (aborted, or its process killed) was run again from the start on
+// resume, making its finished calls again. Its agent goes on from its last checkpoint instead.
+describe("PlanTool resumed from a checkpoint taken mid-subtask", () => {
+  it("goes on with the subtask's agent after its finished calls, never making them again", async () => {
+    const written: string[] = [];
+    const write = defineTool({
+      name: "write_file",
+      description: "Write a file.",
+      parameters: z.object({ path: z.string(), text: z.string() }),
+      execute: ({ path }) => {
+        written.push(path);
+        return `wrote ${path}`;
+      },
+    });
+    const controller = new AbortController();
+    // The subtask writes one file per turn, answering once both are written; the user stops the run after the first write.
+    const executor = () =>
+      scriptedModel(
+        Array.from({ length: 3 }, () => (req: { messages: { role: string; content: string }[] }) => {
+          const done = req.messages.filter((m) => m.role === "tool").length;
+          if (done === 1 && !controller.signal.aborted) controller.abort();
+          return done < 2 ? { toolCalls: [{ name: "write_file", arguments: { path: `f${done + 1}.md`, text: "x" } }] } : "Both written.";
+        }),
+      );
+    const planner = () => scriptedModel(['{"subtasks": ["Write both files"]}']);
+    let saved: WorkflowState | undefined;
+    const first = await new PlanTool({ model: planner(), executorModel: executor(), tools: [write] }).run("Write the files", {
+      signal: controller.signal,
+      onCheckpoint: (state) => void (saved = JSON.parse(JSON.stringify(state)) as WorkflowState),
+    });
+    expect(first.stopReason).toBe("aborted");
+    expect(written).toEqual(["f1.md"]);
+
+    const done = await new PlanTool({ model: planner(), executorModel: executor(), tools: [write] }).run("Write the files", { state: saved! });
+    expect(done.stopReason).toBe("final");
+    expect(written).toEqual(["f1.md", "f2.md"]);
+    expect(done.trace.steps.map((s) => s.result)).toEqual(["Both written."]);
   });
 });

@@ -2,15 +2,12 @@ import { z } from "zod";
 import { Agent, type AgentOptions } from "../../../core/agent.js";
 import type { AgentState } from "../../../core/state.js";
 import type { AgentEventListener, EventParent } from "../../../core/events.js";
-import type { ChatModel } from "../../../core/model.js";
 import type { PermissionPolicy } from "../../../core/permissions.js";
 import type { ApprovalDecision, ApprovalDecisions } from "../../../core/approval.js";
 import { PluginHosts, type AfterModelContext, type AfterToolContext, type Plugin, type PluginHost } from "../../../core/plugin.js";
 import { defineTool, ToolError, ToolPause, type Tool, type ToolContext } from "../../../core/tool.js";
 import { readJsonReply } from "../json-reply.js";
-import { pauseForPlan, reviewProposal, type PlanProposal } from "../plan-approval.js";
 import type { PlanReview } from "../plan-review.js";
-import { planReviewNote } from "../plan-approval-prompts.js";
 import {
   PLAN_TOOL_DESCRIPTION,
   PLAN_TOOL_NAME,
@@ -24,14 +21,12 @@ import {
   subtaskInput,
 } from "./plan-tool-prompts.js";
 import { runStepAgent, type HeldAgent, type StepAgentOutcome } from "../sub-agent.js";
+import { roleModel, type WorkflowModels } from "../workflow-models.js";
 import { WorkflowRun } from "../workflow-run.js";
 import type { Workflow, WorkflowOutcome, WorkflowRunOptions, WorkflowState } from "../workflow.js";
 
-export interface PlanToolOptions {
-  /** Plans and executes unless `plannerModel` / `executorModel` say otherwise. */
-  model: ChatModel;
-  plannerModel?: ChatModel;
-  executorModel?: ChatModel;
+/** `model` plans and executes the subtasks; `plannerModel` and `executorModel` take over one role (see WorkflowModels). */
+export interface PlanToolOptions extends WorkflowModels<"planner" | "executor"> {
   /** The tools subtasks run with. The planner only receives those with `readOnly: true`. */
   tools: Tool[];
   maxSubtasks?: number;
@@ -41,7 +36,7 @@ export interface PlanToolOptions {
   onEvent?: AgentEventListener;
   /**
    * Puts the subtasks before the user before any runs: `run` pauses with stopReason
-   * "awaiting-approval" and a pending call of kind "plan", and `run(task, { state, decisions })` goes
+   * "awaiting-user" and a pending call of kind "plan", and `run(task, { state, decisions })` goes
    * on. Approve them, edit them (the edited ones run, and the helpers and the calling agent are told
    * what changed) or reject them with a reason (the planner tries once more; a second rejection runs
    * nothing). As the plan tool inside an agent, the agent's run pauses instead, on the plan call
@@ -50,7 +45,7 @@ export interface PlanToolOptions {
   approvePlans?: boolean;
   /**
    * Which of the subtask agents' tool calls run, wait for the user or are refused (see Agent). A call
-   * that waits pauses `run` (stopReason "awaiting-approval", the subtask agent's pending calls), and
+   * that waits pauses `run` (stopReason "awaiting-user", the subtask agent's pending calls), and
    * `run(task, { state, decisions })` hands the decisions to that agent, which goes on with its own
    * resume. Finished subtasks are never run again. As the plan tool inside an agent, the agent's run
    * pauses instead, with the subtask's calls pending (see ToolPause), and `agent.resume` goes on.
@@ -66,21 +61,19 @@ export const PLAN_TOOL_STATE_VERSION = 1;
 export type PlanToolState = { version: number; proposals: Record<string, WorkflowState> };
 
 type Planned = { steps: string[]; errors: string[]; fallback: boolean; durationMs: number };
-type Proposal = PlanProposal & Planned;
 
 /** What a checkpoint holds of a plan-tool run. */
 type Progress = {
   /** The planner agent's saved state: it remembers rejected plans. */
   planner: AgentState | null;
-  proposal?: Proposal;
-  proposals: number;
   /** The subtasks settled on, once the plan is made (and approved, when asked). */
   plan: string[] | null;
   results: string[];
-  note: string | null;
   /** The current subtask's agent, stopped for the user. */
   agent?: HeldAgent;
 };
+
+type Run = WorkflowRun<Progress, Omit<Planned, "steps">>;
 
 /**
  * The `plan` tool, as a plugin: the agent decides when a task deserves a plan. A planner holding only
@@ -114,7 +107,7 @@ export class PlanTool implements Plugin, Workflow {
           ? await this.#runApproved(args.steps, ctx)
           : await this.run(args.task, { ...(ctx.signal ? { signal: ctx.signal } : {}), ...callParent(ctx.runId, ctx.agentName, ctx.toolCallId) });
       // A subtask's call waits for the user: the calling agent's run pauses on it, and calls again once it is decided.
-      if (outcome.stopReason === "awaiting-approval") throw new ToolPause(outcome.pending ?? [], outcome.state);
+      if (outcome.stopReason === "awaiting-user") throw new ToolPause(outcome.pending ?? [], outcome.state);
       return outcome.answer;
     };
     this.tool = this.#pausesAgent
@@ -193,73 +186,68 @@ export class PlanTool implements Plugin, Workflow {
   }
 
   async #session(task: string, opts: WorkflowRunOptions): Promise<WorkflowOutcome> {
-    const run = new WorkflowRun<Progress>(
+    const run: Run = new WorkflowRun(
       "plan-tool",
       task,
       opts,
       { name: this.name, onEvent: this.#opts.onEvent, also: (event) => this.#hosts.emit(event) },
-      () => ({ planner: null, proposals: 0, plan: null, results: [], note: null }),
+      () => ({ planner: null, plan: null, results: [] }),
     );
     return run.ended ?? run.guard(() => this.#drive(run));
   }
 
-  async #drive(run: WorkflowRun<Progress>): Promise<WorkflowOutcome> {
+  async #drive(run: Run): Promise<WorkflowOutcome> {
     const { task } = run;
     const p = run.progress;
     const approves = this.#opts.approvePlans === true;
 
-    if (run.decision && p.proposal) {
-      const proposal = p.proposal;
-      const next = reviewProposal(run, proposal, run.decision);
-      if ("askAgain" in next) return pauseForPlan(run, proposal, next.askAgain);
-      if ("replan" in next) {
-        const rejected = proposal.earlier.at(-1) as { steps: string[]; feedback: string };
+    const reviewed = await run.reviewPlan();
+    switch (reviewed.kind) {
+      case "asked-again":
+        return reviewed.outcome;
+      case "replan": {
+        const { rejected } = reviewed;
         const planned = await this.#plan(run, planRejectedNote(rejected.steps, rejected.feedback));
-        return this.#propose(run, { ...planned, earlier: proposal.earlier });
+        return run.proposePlan(planned, reviewed.earlier);
       }
-      delete p.proposal;
-      if ("stop" in next) {
-        this.#adopt(run, proposal, proposal.steps, next.stop);
-        return run.end(planRejectedResult(next.stop), "no-answer");
-      }
-      this.#adopt(run, proposal, next.run, next.review);
-      await run.checkpoint();
+      case "rejected":
+        this.#adopt(run, reviewed.proposal, reviewed.proposal.steps, reviewed.review);
+        return run.end(planRejectedResult(reviewed.review), "no-answer");
+      case "approved":
+        this.#adopt(run, reviewed.proposal, reviewed.steps, reviewed.review);
+        await run.checkpoint();
+        break;
+      case "unreviewed":
+        break;
     }
 
-    if (!p.plan && !p.proposal) {
+    if (!p.plan) {
       const planned = await this.#plan(run, `Task: ${task}`);
-      if (approves) return this.#propose(run, { ...planned, earlier: [] });
+      if (approves) return run.proposePlan(planned);
       this.#adopt(run, planned, planned.steps);
       await run.checkpoint();
     }
 
     const plan = p.plan as string[];
     for (let index = p.results.length; index < plan.length; index++) {
-      if (run.aborted) return run.abort();
+      if (run.stopping) return run.abort();
       const description = plan[index] as string;
       const end = run.recorder.stepStarted(1, { id: String(index + 1), description, dependsOn: index > 0 ? [String(index)] : [] });
-      const outcome = await this.#execute(run, subtaskInput(task, plan, index, p.results, p.note), index);
-      // A subtask cut short by the abort is not done: a resumed run does it again.
-      if (run.aborted) return run.abort();
+      const outcome = await this.#execute(run, subtaskInput(task, plan, index, p.results, run.reviewNote), index);
+      // A subtask cut short (the run stopped) is not done: a resumed run goes on with its agent.
+      if (run.aborted || "stopped" in outcome) return run.abort();
       if ("pending" in outcome) return run.pause(outcome.pending);
       const record = end(outcome.text, outcome.isError);
       p.results.push(outcome.isError ? `Error: ${outcome.text}` : outcome.text);
       await run.stepDone(record);
     }
-    return run.end(planResultsText(p.results, p.note), "final");
-  }
-
-  #propose(run: WorkflowRun<Progress>, proposal: Omit<Proposal, "callId">): Promise<WorkflowOutcome> {
-    const p = run.progress;
-    p.proposal = { ...proposal, callId: `plan-${++p.proposals}` };
-    return pauseForPlan(run, p.proposal);
+    return run.end(planResultsText(p.results, run.reviewNote), "final");
   }
 
   /** Records the plan round and makes its subtasks the ones to run. */
-  #adopt(run: WorkflowRun<Progress>, planned: Planned, steps: string[], review?: PlanReview): void {
+  #adopt(run: Run, planned: Omit<Planned, "steps">, steps: string[], review?: PlanReview): void {
     const p = run.progress;
     p.plan = steps;
-    p.note = review ? planReviewNote(review) : null;
     run.recorder.planned({
       steps: steps.map((description, i) => ({ id: String(i + 1), description, dependsOn: i > 0 ? [String(i)] : [] })),
       errors: planned.errors,
@@ -272,7 +260,7 @@ export class PlanTool implements Plugin, Workflow {
   #planner(): Agent {
     return new Agent({
       name: "planner",
-      model: this.#opts.plannerModel ?? this.#opts.model,
+      model: roleModel(this.#opts, "planner"),
       systemPrompt: plannerSystemPrompt(this.#maxSubtasks),
       tools: this.#plannerTools,
       ...(this.#opts.plannerMaxSteps ? { maxSteps: this.#opts.plannerMaxSteps } : {}),
@@ -283,7 +271,7 @@ export class PlanTool implements Plugin, Workflow {
    * Asks the planner (which remembers earlier rounds, kept in the run's progress) for subtasks, with
    * one retry after unusable output; when both fail, the task is the only subtask.
    */
-  async #plan(run: WorkflowRun<Progress>, input: string): Promise<Planned> {
+  async #plan(run: Run, input: string): Promise<Planned> {
     const { signal } = run;
     const planner = this.#planner();
     if (run.progress.planner) planner.loadState(run.progress.planner);
@@ -301,13 +289,14 @@ export class PlanTool implements Plugin, Workflow {
       errors.push(read.error);
       message = planRetryNote(read.error);
     }
+    run.recorder.planningFailed(errors, "task-as-one-step");
     return { steps: [run.task], errors, fallback: true, durationMs: performance.now() - started };
   }
 
-  #execute(run: WorkflowRun<Progress>, input: string, index: number): Promise<StepAgentOutcome> {
+  #execute(run: Run, input: string, index: number): Promise<StepAgentOutcome> {
     const agent: AgentOptions = {
       name: `subtask-${index + 1}`,
-      model: this.#opts.executorModel ?? this.#opts.model,
+      model: roleModel(this.#opts, "executor"),
       systemPrompt: SUBTASK_SYSTEM_PROMPT,
       tools: this.#executorTools,
       ...(this.#opts.executorMaxSteps ? { maxSteps: this.#opts.executorMaxSteps } : {}),

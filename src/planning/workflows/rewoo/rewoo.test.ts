@@ -25,7 +25,7 @@ describe("Rewoo", () => {
     const worker = scriptedModel([(req) => `combined<${String(req.messages[0]?.content)}>`]);
     const solver = scriptedModel([(req) => (String(req.messages[0]?.content).includes("index offline") ? "final answer" : "missing evidence")]);
     const events: AgentEvent[] = [];
-    const rewoo = new Rewoo({ model: planner, workerModel: worker, solverModel: solver, tools: [lookup], onEvent: (e) => events.push(e) });
+    const rewoo = new Rewoo({ model: planner, executorModel: worker, solverModel: solver, tools: [lookup], onEvent: (e) => events.push(e) });
 
     const { answer, trace } = await rewoo.run("Combine facts");
 
@@ -82,7 +82,7 @@ describe("Rewoo", () => {
     ];
     const worker = scriptedModel([]);
     const solver = scriptedModel(["answer"]);
-    const rewoo = new Rewoo({ model: scriptedModel([JSON.stringify({ steps })]), workerModel: worker, solverModel: solver, tools: [recording] });
+    const rewoo = new Rewoo({ model: scriptedModel([JSON.stringify({ steps })]), executorModel: worker, solverModel: solver, tools: [recording] });
 
     const { trace } = await rewoo.run("Find it");
 

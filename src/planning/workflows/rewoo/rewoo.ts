@@ -1,34 +1,35 @@
+import { parseJsonWithinLimits } from "../../../core/argument-limits.js";
 import type { AgentEventListener } from "../../../core/events.js";
 import type { Message } from "../../../core/messages.js";
 import type { ChatModel } from "../../../core/model.js";
 import type { PermissionPolicy } from "../../../core/permissions.js";
-import type { Tool, ToolResult } from "../../../core/tool.js";
+import { toolResultValue, type Tool, type ToolResult } from "../../../core/tool.js";
 import { Toolkit } from "../../../core/toolkit.js";
-import { HELD, heldCalls, invokeWithApproval, type HeldCalls } from "../call-approval.js";
+import { HELD, invokeWithApproval } from "../call-approval.js";
 import { referencedVariables, substituteEvidence } from "./evidence-variables.js";
 import { requestReply } from "../model-reply.js";
-import { pauseForPlan, reviewProposal, type PlanProposal } from "../plan-approval.js";
-import { planRejectedAnswer, planReviewNote, rejectedPlanFeedback } from "../plan-approval-prompts.js";
+import type { RejectedPlan } from "../plan-approval.js";
+import { planRejectedAnswer, rejectedPlanFeedback } from "../plan-approval-prompts.js";
 import type { PlanReview } from "../plan-review.js";
 import { LLM_WORKER, parseRewooPlan, readEditedRewooPlan, rewooStepLine, type RewooStep } from "./rewoo-plan-parser.js";
 import { rewooPlannerPrompt, rewooRetryNote, rewooSolverPrompt } from "./rewoo-prompts.js";
 import { toolCatalog } from "../tool-catalog.js";
 import type { WorkflowRecorder } from "../workflow-recorder.js";
+import { roleModel, type WorkflowModels } from "../workflow-models.js";
 import { WorkflowRun } from "../workflow-run.js";
 import type { Workflow, WorkflowOutcome, WorkflowRunOptions } from "../workflow.js";
 import type { StepRecord } from "../workflow-trace.js";
 
-export interface RewooOptions {
-  /** Plans, and also works the LLM steps and solves unless `workerModel` / `solverModel` are given. */
-  model: ChatModel;
+/** `model` plans, works the LLM steps and solves; `plannerModel`, `executorModel` (the LLM steps) and `solverModel` take over one role (see WorkflowModels). */
+export interface RewooOptions extends WorkflowModels<"planner" | "executor" | "solver"> {
+  /** @deprecated Use `executorModel` (the same model; the name every workflow's roles follow). */
   workerModel?: ChatModel;
-  solverModel?: ChatModel;
   tools: Tool[];
   name?: string;
   onEvent?: AgentEventListener;
   /**
    * Which steps' tool calls run, wait for the user or are refused, as for an agent's calls. A step
-   * that waits pauses the run (stopReason "awaiting-approval", the call pending); `run(task, { state,
+   * that waits pauses the run (stopReason "awaiting-user", the call pending); `run(task, { state,
    * decisions })` goes on: an approved or edited call runs once, a rejected one leaves the rejection as
    * its evidence. Steps already worked are never worked again.
    */
@@ -49,20 +50,20 @@ export interface RewooOptions {
 type Progress = {
   plan: { steps: RewooStep[] } | null;
   evidence: [string, string][];
+  /**
+   * The steps whose result, used by a later step, differs from what the solver reads (read_file's
+   * file text beside its numbered lines); absent in checkpoints written before results had values.
+   */
+  values?: [string, string][];
   unusable: [string, "failed" | "was not run"][];
-  /** Step calls held for the user (absent in checkpoints written before steps could wait). */
-  held?: HeldCalls;
   /** The planner's conversation, kept while a plan waits for the user: a rejection continues it. */
   planning?: Message[];
-  proposal?: Proposal;
-  proposals?: number;
-  /** What the user's review of the plan changed, for the solver. */
-  note?: string | null;
 };
 
 type Planned = { steps: RewooStep[] | undefined; errors: string[]; durationMs: number };
-/** A plan waiting for the user: its steps shown as lines (`steps`), and the plan they came from. */
-type Proposal = PlanProposal & { plan: RewooStep[]; errors: string[]; durationMs: number };
+/** What a plan waiting for the user keeps beside its steps (shown as lines): the plan they came from. */
+type ProposalExtras = { plan: RewooStep[]; errors: string[]; durationMs: number };
+type Run = WorkflowRun<Progress, ProposalExtras>;
 
 /**
  * ReWOO (reasoning without observation): the planner writes every step at once with #E variables,
@@ -75,12 +76,13 @@ export class Rewoo implements Workflow {
   readonly #toolkit: Toolkit;
 
   constructor(opts: RewooOptions) {
-    this.#opts = opts;
+    // The old name still counts: ignored, it would leave the LLM steps to `model` without a word.
+    this.#opts = opts.workerModel && !opts.executorModel ? { ...opts, executorModel: opts.workerModel } : opts;
     this.#toolkit = new Toolkit(opts.tools);
   }
 
   async run(task: string, opts: WorkflowRunOptions = {}): Promise<WorkflowOutcome> {
-    const run = new WorkflowRun<Progress>("rewoo", task, opts, { name: this.#opts.name ?? "rewoo", onEvent: this.#opts.onEvent }, () => ({
+    const run: Run = new WorkflowRun("rewoo", task, opts, { name: this.#opts.name ?? "rewoo", onEvent: this.#opts.onEvent }, () => ({
       plan: null,
       evidence: [],
       unusable: [],
@@ -88,38 +90,45 @@ export class Rewoo implements Workflow {
     return run.ended ?? run.guard(() => this.#drive(run));
   }
 
-  async #drive(run: WorkflowRun<Progress>): Promise<WorkflowOutcome> {
+  async #drive(run: Run): Promise<WorkflowOutcome> {
     const { task, signal } = run;
     const p = run.progress;
-    const held = (p.held ??= {});
-    if (run.decision && p.proposal) {
-      const proposal = p.proposal;
-      let edited: RewooStep[] | undefined;
-      const next = reviewProposal(run, proposal, run.decision, (lines) => {
-        const read = readEditedRewooPlan(lines, this.#toolkit.names);
-        if ("error" in read) return read.error;
-        edited = read.steps;
-        return null;
-      });
-      if ("askAgain" in next) return pauseForPlan(run, proposal, next.askAgain);
-      delete p.proposal;
-      if ("replan" in next) {
-        const rejected = proposal.earlier.at(-1) as { steps: string[]; feedback: string };
+    let edited: RewooStep[] | undefined;
+    const reviewed = await run.reviewPlan((lines) => {
+      const read = readEditedRewooPlan(lines, this.#toolkit.names);
+      if ("error" in read) return read.error;
+      edited = read.steps;
+      return null;
+    });
+    switch (reviewed.kind) {
+      case "asked-again":
+        return reviewed.outcome;
+      case "replan": {
+        const { rejected } = reviewed;
         const again = await this.#plan(p.planning ?? this.#planning(task), signal, run.recorder, rejectedPlanFeedback(rejected.steps, rejected.feedback));
-        if (again.steps) return this.#propose(run, again, proposal.earlier);
+        if (again.steps) return this.#propose(run, again, reviewed.earlier);
         // The planner failed this time: nothing is left to approve, and the solver answers from the task alone.
         this.#adopt(run, again);
-      } else if ("stop" in next) {
-        this.#adopt(run, { steps: [], errors: proposal.errors, durationMs: proposal.durationMs }, next.stop);
-        return run.end(planRejectedAnswer(next.stop), "no-answer");
-      } else {
-        const steps = edited ?? proposal.plan;
-        this.#adopt(run, { steps, errors: proposal.errors, durationMs: proposal.durationMs }, next.review);
+        break;
       }
+      case "rejected": {
+        const { proposal, review } = reviewed;
+        this.#adopt(run, { steps: [], errors: proposal.errors, durationMs: proposal.durationMs }, review);
+        return run.end(planRejectedAnswer(review), "no-answer");
+      }
+      case "approved": {
+        const { proposal, review } = reviewed;
+        this.#adopt(run, { steps: edited ?? proposal.plan, errors: proposal.errors, durationMs: proposal.durationMs }, review);
+        break;
+      }
+      case "unreviewed":
+        break;
+    }
+    if (reviewed.kind !== "unreviewed") {
       delete p.planning;
       await run.checkpoint();
     }
-    if (!p.plan && !p.proposal) {
+    if (!p.plan) {
       const planning = this.#planning(task);
       const planned = await this.#plan(planning, signal, run.recorder);
       // A planner that failed leaves nothing to approve: the solver answers from the task alone.
@@ -133,11 +142,13 @@ export class Rewoo implements Workflow {
 
     const steps = (p.plan as { steps: RewooStep[] }).steps;
     const evidence = new Map(p.evidence);
+    // What a later step's input gets: a result's value where it has one, else the evidence itself.
+    const values = new Map([...evidence, ...(p.values ?? [])]);
     // Steps without usable evidence, and what happened to them: a step that needs one is not run,
     // so no tool (a write tool least of all) acts on an error text, and the skip passes down the chain.
     const unusable = new Map(p.unusable);
     for (const step of steps.slice(p.evidence.length)) {
-      if (run.aborted) return run.abort();
+      if (run.stopping) return run.abort();
       const needs = referencedVariables(step.input);
       const end = run.recorder.stepStarted(1, { id: step.id, description: step.description || step.tool, dependsOn: needs });
       const missing = needs.find((variable) => unusable.has(variable));
@@ -147,43 +158,44 @@ export class Rewoo implements Workflow {
         record = end(text, true);
         unusable.set(step.id, "was not run");
         evidence.set(step.id, text);
+        values.set(step.id, text);
       } else {
-        const result = await this.#work(run, held, step, substituteEvidence(step.input, evidence));
-        if (result === HELD) return run.pause(heldCalls(held));
+        const result = await this.#work(run, step, substituteEvidence(readJsonInput(step.input), values));
+        if (result === HELD) return run.pauseOnHeldCalls();
         // Evidence cut short by the abort is not gathered: a resumed run works the step again.
         if (run.aborted) return run.abort();
         record = end(result.text, result.isError);
         if (result.isError) unusable.set(step.id, "failed");
+        // The solver reads what the tool showed; a later step gets what it produced (a file's text, not its numbered lines).
         evidence.set(step.id, result.isError ? `Error: ${result.text}` : result.text);
+        values.set(step.id, result.isError ? `Error: ${result.text}` : toolResultValue(result));
       }
       p.evidence = [...evidence];
+      const differing = [...values].filter(([id, value]) => evidence.get(id) !== value);
+      if (differing.length > 0) p.values = differing;
       p.unusable = [...unusable];
       await run.stepDone(record);
     }
 
     const reply = await requestReply(
-      this.#opts.solverModel ?? this.#opts.model,
-      [{ role: "user", content: rewooSolverPrompt(task, steps, evidence, p.note ?? null) }],
+      roleModel(this.#opts, "solver"),
+      [{ role: "user", content: rewooSolverPrompt(task, steps, evidence, run.reviewNote) }],
       { events: run.recorder, ...(signal ? { signal } : {}) },
     );
     return run.end(reply.content, "final");
   }
 
-  /** Pauses the run on a plan for the user to review. */
-  #propose(run: WorkflowRun<Progress>, planned: Planned, earlier: Proposal["earlier"]): Promise<WorkflowOutcome> {
-    const p = run.progress;
-    p.proposals = (p.proposals ?? 0) + 1;
+  /** Pauses the run on a plan for the user to review: its steps shown as lines. */
+  #propose(run: Run, planned: Planned, earlier: RejectedPlan[]): Promise<WorkflowOutcome> {
     const plan = planned.steps ?? [];
-    p.proposal = { steps: plan.map(rewooStepLine), plan, errors: planned.errors, durationMs: planned.durationMs, earlier, callId: `plan-${p.proposals}` };
-    return pauseForPlan(run, p.proposal);
+    return run.proposePlan({ steps: plan.map(rewooStepLine), plan, errors: planned.errors, durationMs: planned.durationMs }, earlier);
   }
 
   /** Records the plan round and makes its steps the ones to work. */
-  #adopt(run: WorkflowRun<Progress>, planned: Planned, review?: PlanReview): void {
+  #adopt(run: Run, planned: Planned, review?: PlanReview): void {
     const p = run.progress;
     const steps = planned.steps ?? [];
     p.plan = { steps };
-    if (review) p.note = planReviewNote(review);
     run.recorder.planned({
       steps: steps.map((step) => ({ id: step.id, description: step.description || step.tool, dependsOn: referencedVariables(step.input) })),
       errors: planned.errors,
@@ -211,7 +223,7 @@ export class Rewoo implements Workflow {
     const errors: string[] = [];
     const from = messages.length;
     for (let attempt = 0; attempt < 2; attempt++) {
-      const reply = await requestReply(this.#opts.model, messages, { tools: this.#toolkit.specs(), events: recorder, ...(signal ? { signal } : {}) });
+      const reply = await requestReply(roleModel(this.#opts, "planner"), messages, { tools: this.#toolkit.specs(), events: recorder, ...(signal ? { signal } : {}) });
       const parsed = parseRewooPlan(reply, this.#toolkit.names);
       // Only the reply's text is replayed: its tool calls were a plan, not calls that have results.
       if ("steps" in parsed) {
@@ -221,16 +233,17 @@ export class Rewoo implements Workflow {
       errors.push(parsed.error);
       messages.splice(from, messages.length, { role: "assistant", content: reply.content }, { role: "user", content: rewooRetryNote(parsed.error) });
     }
+    recorder.planningFailed(errors, "answer-without-steps");
     return { steps: undefined, errors, durationMs: performance.now() - started };
   }
 
   /** Gathers one step's evidence: the worker model's reply, or the tool's result (HELD while the call waits for the user). */
-  async #work(run: WorkflowRun<Progress>, held: HeldCalls, step: RewooStep, input: RewooStep["input"]): Promise<ToolResult | typeof HELD> {
+  async #work(run: Run, step: RewooStep, input: RewooStep["input"]): Promise<ToolResult | typeof HELD> {
     const { signal, recorder } = run;
     if (step.tool === LLM_WORKER) {
       const text = typeof input === "string" ? input : JSON.stringify(input);
       try {
-        const reply = await requestReply(this.#opts.workerModel ?? this.#opts.model, [{ role: "user", content: text }], {
+        const reply = await requestReply(roleModel(this.#opts, "executor"), [{ role: "user", content: text }], {
           events: recorder,
           ...(signal ? { signal } : {}),
         });
@@ -240,8 +253,19 @@ export class Rewoo implements Workflow {
       }
     }
     const tool = this.#toolkit.get(step.tool) as Tool;
-    return invokeWithApproval(run, held, this.#opts.permissions, tool, toToolArguments(tool, input), { round: 1, stepId: step.id, signal });
+    return invokeWithApproval(run, this.#opts.permissions, tool, toToolArguments(tool, input), { round: 1, stepId: step.id, signal });
   }
+}
+
+/**
+ * A text-form input that is a JSON object (`write_file[{"path": "a.md", "content": "#E1"}]`) is read
+ * as the object, so evidence lands inside its strings: pasted into the JSON text, a file's line
+ * breaks and quotes would break it.
+ */
+function readJsonInput(input: RewooStep["input"]): RewooStep["input"] {
+  if (typeof input !== "string" || !input.trimStart().startsWith("{")) return input;
+  const parsed = parseJsonWithinLimits(input);
+  return "value" in parsed && typeof parsed.value === "object" && parsed.value !== null && !Array.isArray(parsed.value) ? (parsed.value as Record<string, unknown>) : input;
 }
 
 /**

@@ -91,4 +91,5 @@ const outcome = await workflow.run(TASK, {
     if (event.type === "workflow-step-end") process.stdout.write(`step-end ${event.stepId}\n`);
   },
 });
-process.stdout.write(`outcome ${JSON.stringify({ text: outcome.text, stopReason: outcome.stopReason, steps: outcome.trace.steps.map((s) => s.id) })}\n`);
+const steps = outcome.trace.steps;
+process.stdout.write(`outcome ${JSON.stringify({ text: outcome.text, stopReason: outcome.stopReason, steps: steps.map((s) => s.id), results: steps.map((s) => s.result) })}\n`);
