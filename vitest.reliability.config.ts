@@ -4,7 +4,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/reliability/**/*.reliability.test.ts"],
-    globalSetup: ["test/reliability/figures-setup.ts"],
+    globalSetup: ["test/temp-folder.ts", "test/reliability/figures-setup.ts"],
     testTimeout: 300_000,
     hookTimeout: 60_000,
   },

@@ -6,6 +6,7 @@ export default defineConfig({
     include: ["src/**/*.restate.test.ts", "test/**/*.restate.test.ts"],
     // One server and its service processes at a time: the machine is shared.
     fileParallelism: false,
+    globalSetup: ["test/temp-folder.ts"],
     testTimeout: 120_000,
     hookTimeout: 60_000,
   },

@@ -12,7 +12,7 @@
 // started in its place: its runs are taken over once their leases (LEASE_MS) run out. Those figures
 // carry "chaos":"kill". Each side runs in a schema of its own, dropped at the end.
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -136,6 +136,7 @@ async function drain(chaos: Chaos): Promise<BenchFigure[]> {
     await Promise.all(workers.map(exited));
     await db.end();
     await schema.drop();
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 
