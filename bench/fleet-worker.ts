@@ -9,8 +9,10 @@ import { workRuns } from "../src/runs/run-worker.js";
 import { shutdownSignal } from "../src/runs/shutdown-signal.js";
 import { fleetModel, ledgerTool } from "../src/runs/test-support/fleet-workload.js";
 
-const [store = "", ledger = "", concurrency = "1", leaseMs = "30000", steps = "10", modelMs = "200"] = process.argv.slice(2);
+const [store = "", ledgerFile = "", concurrency = "1", leaseMs = "30000", steps = "10", modelMs = "200"] = process.argv.slice(2);
 const name = `fleet-worker-${process.pid}`;
+// One ledger tool for every run this worker drives, as a user's stateless tool would be made.
+const ledger = ledgerTool(ledgerFile, name);
 const runs = openRuns({
   store,
   leaseMs: Number(leaseMs),
@@ -18,7 +20,7 @@ const runs = openRuns({
     const model = fleetModel(Number(steps), Number(modelMs));
     return () => model;
   },
-  tools: () => [ledgerTool(ledger, name)],
+  tools: () => [ledger],
 });
 await runs.stores.runs.nextClaimInMs();
 const shutdown = shutdownSignal();

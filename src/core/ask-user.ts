@@ -6,12 +6,15 @@ information or a choice that only the user has (a missing requirement, a prefere
 something irreversible such as abandoning a plan). Ask one clear question; the run pauses until the user answers,
 and the answer comes back as this tool's result.`;
 
+// One schema for every ask_user tool made: its JSON Schema is converted once (see toJsonSchema).
+const PARAMETERS = z.object({ question: z.string().min(1).describe("The question, in one or two sentences.") });
+
 /** The built-in `ask_user` tool: every call pauses the run until the user's answer arrives via `resume`. */
 export function askUserTool(): Tool {
   return defineTool({
     name: "ask_user",
     description: DESCRIPTION,
-    parameters: z.object({ question: z.string().min(1).describe("The question, in one or two sentences.") }),
+    parameters: PARAMETERS,
     readOnly: true,
     interactive: true,
     // Runs only if a policy explicitly allows it without the user: then there is nobody to answer.

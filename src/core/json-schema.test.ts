@@ -8,3 +8,12 @@ describe("describeJsonSchema", () => {
     expect(describeJsonSchema(toJsonSchema(schema))).toBe("{ updates?: { [key: string]: string }, metadata: { [key: string]: number }, empty: {} }");
   });
 });
+
+describe("toJsonSchema", () => {
+  it("converts a schema once however many tools are made from it, and each schema to its own", () => {
+    const schema = z.object({ path: z.string() });
+    expect(toJsonSchema(schema)).toBe(toJsonSchema(schema));
+    expect(toJsonSchema(z.object({ path: z.string() }))).not.toBe(toJsonSchema(schema));
+    expect(toJsonSchema(z.object({ path: z.string() }))).toEqual(toJsonSchema(schema));
+  });
+});

@@ -1,11 +1,18 @@
 import { z, type ZodType } from "zod";
 
+// Converting is costly (a fraction of a millisecond for a small schema), and tools are made anew for
+// every run a worker drives; zod schemas are immutable, so one conversion serves every tool made from it.
+const converted = new WeakMap<ZodType, Record<string, unknown>>();
+
 /** The JSON Schema a model receives for a zod schema (input side: defaults make fields optional). */
 export function toJsonSchema(schema: ZodType): Record<string, unknown> {
+  const known = converted.get(schema);
+  if (known) return known;
   const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Record<
     string,
     unknown
   >;
+  converted.set(schema, rest);
   return rest;
 }
 

@@ -1,4 +1,5 @@
 import type { Message } from "../../core/messages.js";
+import type { ToolSpec } from "../../core/model.js";
 import type { Plugin, PluginHost } from "../../core/plugin.js";
 import { estimateMessageTokens, estimateTokens } from "../../core/tokens.js";
 import { foldBatch, type FoldedUnit, type StubbedResult } from "./fold-batch.js";
@@ -77,7 +78,7 @@ export function contextFolding(opts: ContextFoldingOptions = {}): ContextFolding
   // known), and its tools.
   let overheadTokens = 0;
   let toolTokens = 0;
-  let toolsCounted: string | undefined;
+  let toolsCounted: readonly ToolSpec[] | undefined;
   let host: PluginHost | undefined;
   const recall = recallTool({
     get units() {
@@ -101,10 +102,11 @@ export function contextFolding(opts: ContextFoldingOptions = {}): ContextFolding
       agentHost.on((event) => ledger.observe(event));
     },
     rewriteMemory(ctx): Message[] | void {
-      const tools = JSON.stringify(ctx.tools ?? []);
-      if (tools !== toolsCounted) {
+      // Counted again only when the tools changed: writing them out for every request cost more than the rest of this hook.
+      const tools = ctx.tools ?? [];
+      if (!toolsCounted || !sameTools(tools, toolsCounted)) {
         toolsCounted = tools;
-        toolTokens = ctx.tools ? count(tools) : 0;
+        toolTokens = tools.length > 0 ? count(JSON.stringify(tools)) : 0;
       }
       const tokensBefore = measure(ctx.memory) + overheadTokens + toolTokens;
       if (tokensBefore <= budgetTokens) return;
@@ -170,4 +172,9 @@ export function contextFolding(opts: ContextFoldingOptions = {}): ContextFolding
       stats = saved.stats;
     },
   };
+}
+
+/** Whether two requests offer the same tools: a tool's schema and description are the same objects from request to request. */
+function sameTools(a: readonly ToolSpec[], b: readonly ToolSpec[]): boolean {
+  return a.length === b.length && a.every((spec, i) => spec.name === b[i]?.name && spec.description === b[i]?.description && spec.parameters === b[i]?.parameters);
 }

@@ -16,6 +16,12 @@ const MAX_LISTED = 20;
 
 const RECALL = "recall";
 
+// One schema for every recall tool made (one per folding agent): its JSON Schema is converted once.
+const PARAMETERS = z.object({
+  unit: z.string().min(1).describe('A folded unit\'s reference, like "subtask:2", or the id shown in a folded result'),
+  match: z.string().min(1).optional().describe("Only the calls and results that mention this: a file, URL or id the note lists"),
+});
+
 /**
  * The read-only `recall(unit, match?)` tool. A unit reference returns the folded messages as JSON
  * (every fold of that unit, in order; with `match`, only the calls and results that mention it); a
@@ -28,10 +34,7 @@ export function recallTool(archive: FoldArchive): Tool {
   return defineTool({
     name: RECALL,
     description: RECALL_DESCRIPTION,
-    parameters: z.object({
-      unit: z.string().min(1).describe('A folded unit\'s reference, like "subtask:2", or the id shown in a folded result'),
-      match: z.string().min(1).optional().describe("Only the calls and results that mention this: a file, URL or id the note lists"),
-    }),
+    parameters: PARAMETERS,
     readOnly: true,
     execute: ({ unit, match }) => {
       const stub = archive.stubs.find((s) => s.original.toolCallId === unit);
