@@ -328,14 +328,15 @@ export function openRuns(opts: RunsOptions): Runs {
       async (session) => {
         const checkpoint = await stores.runs.loadCheckpoint(id);
         if (checkpoint !== undefined) session.restore(checkpoint);
-        const submitted = await stores.runs.takeDecisions(lease);
+        // Decisions are taken only for a paused run: a running one cannot have any (saves a round trip per claimed run).
+        const submitted = run.decided || run.status === "awaiting-user" ? await stores.runs.takeDecisions(lease) : undefined;
         const chosen = decisions ?? submitted;
         const paused = session.pending().length > 0;
         // A paused run without decisions stays paused: the drive reports what it waits on.
         if (paused && !chosen) return { kind: "continue", task: run.task };
         // Before anything is saved: decisions that do not fit leave the run paused as it was.
         if (paused && chosen) checkDecisions(session.pending(), chosen);
-        await stores.runs.updateRun(lease, { status: "running" });
+        if (run.status !== "running") await stores.runs.updateRun(lease, { status: "running" });
         return paused && chosen ? { kind: "decide", decisions: chosen } : { kind: "continue", task: run.task };
       },
       resume,
