@@ -48,7 +48,7 @@ describe.skipIf(!disk)("stepwise eval on a full disk (a real tmpfs)", () => {
     const args = ["eval", "--model", "scripted:demo", "--suite", suite, "--strategies", "react", "--trials", "1", "--out", out];
 
     // The disk fills while a-first's check runs: one block is left, for its record; b-second's run finds none.
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: home, env: { PATH: process.env["PATH"] ?? "", STEPWISE_HOME: home } });
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: home, env: { PATH: process.env["PATH"] ?? "", TMPDIR: tmpdir(), STEPWISE_HOME: home } });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));

@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openSqliteDatabase } from "../../src/stores/sqlite-database.js";
@@ -32,7 +33,7 @@ describe("stepwise eval (built CLI)", () => {
     const out = join(home, "out");
     const args = ["eval", "--model", "scripted:demo", "--suite", suite, "--strategies", "react", "--trials", "1", "--out", out];
 
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: home, env: { PATH: process.env["PATH"] ?? "", STEPWISE_HOME: home }, timeout: 60_000 });
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: home, env: { PATH: process.env["PATH"] ?? "", TMPDIR: tmpdir(), STEPWISE_HOME: home }, timeout: 60_000 });
     let stdout = "";
     child.stdout.setEncoding("utf8");
     await new Promise<void>((resolve, reject) => {

@@ -23,7 +23,7 @@ export function runCli(
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], {
       cwd: opts.cwd ?? home,
-      env: { PATH: process.env["PATH"] ?? "", HOME: home, STEPWISE_HOME: home, ...opts.env },
+      env: { PATH: process.env["PATH"] ?? "", TMPDIR: tmpdir(), HOME: home, STEPWISE_HOME: home, ...opts.env },
       stdio: ["pipe", "pipe", "pipe"],
     });
     let stdout = "";
@@ -75,7 +75,7 @@ export type StartedCli = {
 export function startCli(args: string[], opts: { home: string; stdin?: "open" }): StartedCli {
   const child = spawn(process.execPath, [CLI, ...args], {
     cwd: opts.home,
-    env: { PATH: process.env["PATH"] ?? "", HOME: opts.home, STEPWISE_HOME: opts.home },
+    env: { PATH: process.env["PATH"] ?? "", TMPDIR: tmpdir(), HOME: opts.home, STEPWISE_HOME: opts.home },
     stdio: [opts.stdin === "open" ? "pipe" : "ignore", "pipe", "pipe"],
   });
   let stdout = "";
