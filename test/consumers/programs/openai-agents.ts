@@ -2,7 +2,7 @@
 // with a model written to the SDK's Model interface (the SDK ships no fake one), a MemorySession,
 // and RunState serialised for a resume in another process.
 import { spawnSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MemorySession, RunState, tool, Usage, type AgentInputItem, type Model, type ModelRequest, type ModelResponse } from "@openai/agents";
@@ -69,6 +69,7 @@ async function paused(file: string): Promise<void> {
   check(result.interruptions.length === 1, "the run paused for an approval");
   writeFileSync(file, result.state.toString());
   const child = spawnSync(process.execPath, [process.argv[1]!, "resume", file], { encoding: "utf8" });
+  rmSync(file, { force: true });
   process.stdout.write(child.stdout);
   process.stderr.write(child.stderr);
   check(child.status === 0, "a new process resumed the run from its RunState");
