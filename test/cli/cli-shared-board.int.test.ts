@@ -1,11 +1,20 @@
 import { randomUUID } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresTaskStore } from "../../src/stores/postgres-task-store.js";
+import { freshSchema } from "../../src/stores/test-support/fresh-schema.js";
 import { freshHome, runCli } from "./cli-harness.js";
 
-const STORE = "postgres://root@127.0.0.1:5432/test";
+// The README's command against the test database, in a schema of its own that goes when the test does
+// (the board and the runs would otherwise stay in the database after every CI run).
+let storeUrl = "";
+let schema: Awaited<ReturnType<typeof freshSchema>>;
+beforeAll(async () => {
+  schema = await freshSchema();
+  storeUrl = schema.url;
+});
+afterAll(() => schema?.drop());
 
 describe("the README's shared-board command with the scripted demo (needs PostgreSQL on 127.0.0.1:5432)", () => {
   it("wires each run's own tasks by the ids the board gave them, and a second run leaves the first one's finished tasks alone", async () => {
@@ -14,7 +23,7 @@ describe("the README's shared-board command with the scripted demo (needs Postgr
     mkdirSync(ws);
     writeFileSync(join(ws, "b.txt"), "bravo\n");
     const board = `cli-shared-${randomUUID()}`;
-    const run = () => runCli(["run", "Report", "-s", "tasks", "-m", "scripted:demo", "-w", ws, "--store", STORE, "--board", board], { home });
+    const run = () => runCli(["run", "Report", "-s", "tasks", "-m", "scripted:demo", "-w", ws, "--store", storeUrl, "--board", board], { home });
 
     const first = await run();
     expect(first.code, first.stderr).toBe(0);
@@ -24,7 +33,7 @@ describe("the README's shared-board command with the scripted demo (needs Postgr
     expect(second.stdout).toMatch(/The board already held 3 task\(s\) from earlier work; I left them as they were/);
     expect(second.stdout).not.toMatch(/plan: Task board [0-2]\/6 done/);
 
-    const store = new PostgresTaskStore({ connectionString: STORE, boardId: board });
+    const store = new PostgresTaskStore({ connectionString: storeUrl, boardId: board });
     try {
       const tasks = await store.list();
       expect(tasks).toHaveLength(6);
