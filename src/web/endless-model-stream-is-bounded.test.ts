@@ -28,7 +28,11 @@ function streamForever(piece: Piece, everyMs?: number) {
     while (!closed) {
       sse.send(everyMs === undefined ? Array.from({ length: 200 }, () => chunk) : [chunk]);
       if (everyMs !== undefined) await new Promise((resolve) => setTimeout(resolve, everyMs));
-      else if (res.writableNeedDrain) await Promise.race([once(res, "drain"), once(res, "close")]);
+      else if (res.writableNeedDrain) {
+        // The losing wait's listeners go too: left behind, one per chunk, they piled up on the response.
+        const waited = new AbortController();
+        await Promise.race([once(res, "drain", { signal: waited.signal }), once(res, "close", { signal: waited.signal })]).finally(() => waited.abort());
+      }
     }
   };
 }

@@ -35,7 +35,11 @@ async function printed(process: Child, pattern: RegExp): Promise<RegExpExecArray
     const match = pattern.exec(process.out());
     if (match) return match;
     if (process.child.exitCode !== null) throw new Error(`exited without printing ${pattern}: ${process.out()}`);
-    await Promise.race([once(process.child.stdout, "data"), once(process.child.stderr, "data"), process.exited]);
+    // The losing waits' listeners go too: left behind, one set per chunk, they piled up on the pipes.
+    const waited = new AbortController();
+    await Promise.race([once(process.child.stdout, "data", { signal: waited.signal }), once(process.child.stderr, "data", { signal: waited.signal }), process.exited]).finally(() =>
+      waited.abort(),
+    );
   }
 }
 
