@@ -328,8 +328,8 @@ export function openRuns(opts: RunsOptions): Runs {
       async (session) => {
         const checkpoint = await stores.runs.loadCheckpoint(id);
         if (checkpoint !== undefined) session.restore(checkpoint);
-        // Decisions are taken only for a paused run: a running one cannot have any (saves a round trip per claimed run).
-        const submitted = run.decided || run.status === "awaiting-user" ? await stores.runs.takeDecisions(lease) : undefined;
+        // Decisions are accepted only for a paused run, so a running one has none to take (a round trip saved per claimed run).
+        const submitted = run.status === "awaiting-user" ? await stores.runs.takeDecisions(lease) : undefined;
         const chosen = decisions ?? submitted;
         const paused = session.pending().length > 0;
         // A paused run without decisions stays paused: the drive reports what it waits on.
