@@ -9,6 +9,16 @@ export type ToolMessage = { role: "tool"; content: string; toolCallId: string; n
 /** Provider-neutral, OpenAI-chat shaped message. */
 export type Message = SystemMessage | UserMessage | AssistantMessage | ToolMessage;
 
+/**
+ * A deep copy of `messages`, made field by field: every field of a message is a string except an
+ * assistant's tool calls, whose fields are strings too. structuredClone made the same copy several
+ * times slower, and copies of the whole history are made at every model call.
+ */
 export function cloneMessages(messages: readonly Message[]): Message[] {
-  return structuredClone(messages as Message[]);
+  return messages.map(cloneMessage);
+}
+
+function cloneMessage(message: Message): Message {
+  if (message.role !== "assistant" || message.toolCalls === undefined) return { ...message };
+  return { ...message, toolCalls: message.toolCalls.map((call) => ({ ...call })) };
 }
