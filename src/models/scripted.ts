@@ -1,4 +1,4 @@
-import type { AssistantMessage, ToolCall } from "../core/messages.js";
+import { cloneMessages, type AssistantMessage, type ToolCall } from "../core/messages.js";
 import type { ChatModel, ModelRequest, ModelResponse, ModelStreamPart } from "../core/model.js";
 import { sleep } from "../core/abort.js";
 
@@ -14,10 +14,15 @@ export interface ScriptedModelOptions {
   latencyMs?: number;
   /** Characters per streamed text delta. */
   streamChunkSize?: number;
+  /**
+   * Keep a copy of every request in `requests` (true by default). A model that serves many runs,
+   * as a worker's does, turns it off: it would hold every request it ever answered.
+   */
+  recordRequests?: boolean;
 }
 
 export type ScriptedModel = ChatModel & {
-  /** requests[i] is a deep copy of what call i received (without its signal). */
+  /** requests[i] is a deep copy of what call i received (without its signal); empty when recordRequests is off. */
   readonly requests: ModelRequest[];
   stream(req: ModelRequest): AsyncIterable<ModelStreamPart>;
 };
@@ -49,15 +54,19 @@ export function reactiveModel(decide: (req: ModelRequest) => ScriptedTurn, opts:
 function modelFromTurns(turnAt: (index: number) => ScriptedTurn, opts: ScriptedModelOptions): ScriptedModel {
   const requests: ModelRequest[] = [];
   const chunkSize = opts.streamChunkSize ?? 16;
+  const record = opts.recordRequests ?? true;
+  let calls = 0;
+  // What a turn function may read (and change) without touching the caller's request or the record.
+  const copyOf = (req: ModelRequest): ModelRequest => ({ messages: cloneMessages(req.messages), tools: structuredClone(req.tools) });
 
   async function generate(req: ModelRequest): Promise<ModelResponse> {
-    const index = requests.length;
-    const copy: ModelRequest = structuredClone({ messages: req.messages, tools: req.tools });
-    requests.push(copy);
+    const index = calls++;
+    const seen = copyOf(req);
+    if (record) requests.push(seen);
     if (opts.latencyMs) await sleep(opts.latencyMs, req.signal);
     req.signal?.throwIfAborted();
-    const message = toMessage(resolve(turnAt(index), structuredClone(copy)), index);
-    const inputChars = JSON.stringify(copy).length;
+    const inputChars = JSON.stringify(seen).length;
+    const message = toMessage(resolve(turnAt(index), record ? copyOf(seen) : seen), index);
     const outputChars = JSON.stringify(message).length;
     return { message, usage: { inputTokens: Math.ceil(inputChars / 4), outputTokens: Math.ceil(outputChars / 4) } };
   }

@@ -27,7 +27,7 @@ export function fleetModel(steps: number, latencyMs: number): ScriptedModel {
       const { k, made } = progress(req);
       return made < steps - 1 ? { toolCalls: [{ name: "ledger", arguments: { run: k, step: made + 1 } }] } : `run ${k} done`;
     },
-    { latencyMs, id: "fleet" },
+    { latencyMs, id: "fleet", recordRequests: false },
   );
 }
 
