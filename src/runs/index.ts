@@ -22,4 +22,4 @@ export { APPROVAL_MODES } from "./approval-mode.js";
 export type { ApprovalMode } from "./approval-mode.js";
 export type { Checklist, ChecklistItem, ChecklistStatus } from "./checklist.js";
 export { RunBusyError, RunLeaseLostError, RunNotFoundError, RUN_STATUSES } from "../stores/run-store.js";
-export type { RunStore, RunRecord, RunStatus, NewRun, LoggedEvent, RunCheckpoint, RunLease, RunQuery, RunPage, RunModelUsage, ClaimedRun } from "../stores/run-store.js";
+export type { RunStore, RunRecord, RunStatus, NewRun, LoggedEvent, RunCheckpoint, RunLease, RunQuery, RunPage, RunModelUsage, ClaimedRun, SavedRun } from "../stores/run-store.js";

@@ -20,7 +20,14 @@ export const STATUS_BY_STOP: { readonly [Reason in SessionOutcome["stopReason"]]
 };
 
 /** Where the drive starts: a new task, a restored checkpoint, or a paused run with decisions. */
-export type DriveStart = { kind: "run"; task: string } | { kind: "continue"; task: string } | { kind: "decide"; decisions: ApprovalDecisions };
+/**
+ * How a drive begins. `emptyLog` says the run's log is known to hold no event (a queued run nobody
+ * drove yet), so no call of an earlier drive can be open and the log need not be read.
+ */
+export type DriveStart =
+  | { kind: "run"; task: string }
+  | { kind: "continue"; task: string; emptyLog?: boolean }
+  | { kind: "decide"; decisions: ApprovalDecisions; emptyLog?: boolean };
 
 /**
  * Filled in by the drive: records every event so far, then saves the checkpoint. The session's
@@ -101,7 +108,7 @@ export async function driveSession(session: StrategySession, start: DriveStart, 
   opts.gate.save = () => settle(true);
   try {
     // A resumed run's log may hold calls its killed driver never ended: they end before this drive's events.
-    if (start.kind !== "run") interruptOpenCalls("killed", await noteLoggedCalls(store, lease.runId, open));
+    if (start.kind !== "run" && !start.emptyLog) interruptOpenCalls("killed", await noteLoggedCalls(store, lease.runId, open));
     const waiting = session.pending();
     let outcome: SessionOutcome;
     if (waiting.length > 0 && start.kind !== "decide") outcome = { text: "", stopReason: "awaiting-user", pending: waiting };
@@ -135,13 +142,16 @@ export async function driveSession(session: StrategySession, start: DriveStart, 
 async function noteLoggedCalls(store: RunStore, runId: string, open: OpenCalls): Promise<number> {
   let last = 0;
   for (let after = 0; ; ) {
-    const page = await store.events(runId, after, 1000);
-    if (page.length === 0) return last;
+    const page = await store.events(runId, after, LOG_PAGE);
     for (const { seq, event } of page) {
       after = seq;
       last = event.time;
       open.note(event);
     }
+    // A short page is the log's end: the lease keeps anyone else from appending meanwhile.
+    if (page.length < LOG_PAGE) return last;
   }
 }
+
+const LOG_PAGE = 1000;
 

@@ -7,7 +7,7 @@ import type { ChatModel } from "../core/model.js";
 import type { Tool } from "../core/tool.js";
 import { resolveModel } from "../models/model-spec.js";
 import type { TaskStore } from "../planning/tasks/task-store.js";
-import { RunBusyError, RunNotFoundError, type LoggedEvent, type RunLease, type RunRecord } from "../stores/run-store.js";
+import { RunBusyError, RunNotFoundError, type LoggedEvent, type RunLease, type RunRecord, type SavedRun } from "../stores/run-store.js";
 import { workspaceTools } from "../tools/workspace-tools.js";
 import type { ExternalDriver } from "./external-driver.js";
 import { holderIsDeadHere, leaseHolderName } from "./lease-holder.js";
@@ -304,15 +304,22 @@ export function openRuns(opts: RunsOptions): Runs {
   };
 
   /** Drives on a run this process holds the lease of (resumed or claimed), from its checkpoint, with `decisions` or those submitted. */
-  const resumeLeased = async (run: RunRecord, lease: RunLease, decisions: ApprovalDecisions | undefined, resume: ResumeRunOptions): Promise<RunHandle> => {
+  const resumeLeased = async (
+    run: RunRecord,
+    lease: RunLease,
+    decisions: ApprovalDecisions | undefined,
+    resume: ResumeRunOptions,
+    // What the claim read already (claimNext): not read again.
+    saved?: SavedRun,
+  ): Promise<RunHandle> => {
     const id = run.id;
     let strategy: StrategyName;
     let settings: RunSettings;
     try {
       // What the store holds may be broken or from elsewhere: every failure from here on counts against the run.
       strategy = parseStrategy(run.strategy);
-      const saved = (await stores.runs.loadSettings(id)) as RunSettings | undefined;
-      settings = mergeSettings(resume.settings ?? {}, saved);
+      const savedSettings = (saved ? saved.settings : await stores.runs.loadSettings(id)) as RunSettings | undefined;
+      settings = mergeSettings(resume.settings ?? {}, savedSettings);
       // What was overridden holds from now on, for a later resume here or anywhere else.
       if (resume.settings && Object.keys(resume.settings).length > 0) await stores.runs.saveSettings(lease, settings);
     } catch (error) {
@@ -326,18 +333,19 @@ export function openRuns(opts: RunsOptions): Runs {
       settings,
       lease,
       async (session) => {
-        const checkpoint = await stores.runs.loadCheckpoint(id);
+        const checkpoint = saved ? saved.checkpoint : await stores.runs.loadCheckpoint(id);
         if (checkpoint !== undefined) session.restore(checkpoint);
+        const emptyLog = saved?.lastSeq === 0;
         // Decisions are accepted only for a paused run, so a running one has none to take (a round trip saved per claimed run).
         const submitted = run.status === "awaiting-user" ? await stores.runs.takeDecisions(lease) : undefined;
         const chosen = decisions ?? submitted;
         const paused = session.pending().length > 0;
         // A paused run without decisions stays paused: the drive reports what it waits on.
-        if (paused && !chosen) return { kind: "continue", task: run.task };
+        if (paused && !chosen) return { kind: "continue", task: run.task, emptyLog };
         // Before anything is saved: decisions that do not fit leave the run paused as it was.
         if (paused && chosen) checkDecisions(session.pending(), chosen);
         if (run.status !== "running") await stores.runs.updateRun(lease, { status: "running" });
-        return paused && chosen ? { kind: "decide", decisions: chosen } : { kind: "continue", task: run.task };
+        return paused && chosen ? { kind: "decide", decisions: chosen, emptyLog } : { kind: "continue", task: run.task, emptyLog };
       },
       resume,
     );
@@ -377,7 +385,7 @@ export function openRuns(opts: RunsOptions): Runs {
       const claimed = await stores.runs.claimRun(holder, leaseMs, resume.passOver);
       if (!claimed) return undefined;
       // Tracked as a resume is: `close` waits for the drive it is about to begin.
-      const started = track(resumeLeased(claimed.run, claimed.lease, undefined, resume));
+      const started = track(resumeLeased(claimed.run, claimed.lease, undefined, resume, claimed.saved));
       return { run: claimed.run, done: started.then((handle) => handle.done) };
     }),
 

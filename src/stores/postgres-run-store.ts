@@ -298,7 +298,7 @@ export class PostgresRunStore implements RunStore {
   async claimRun(holder: string, ttlMs: number, passOver: readonly string[] = []): Promise<ClaimedRun | undefined> {
     // Two candidates, each the first of its index that no other claimer has locked: the oldest run nobody holds,
     // and the lease that ran out first. The older of the two is taken, its lease in the same statement.
-    const { rows } = await this.#query<RunRow & { lease_token: string }>(
+    const { rows } = await this.#query<RunRow & { lease_token: string; settings: unknown; checkpoint: unknown; last_seq: string }>(
       `WITH unleased AS (
          SELECT id, resume_after, created_at FROM stepwise_runs
          WHERE lease_holder IS NULL AND ${NEEDS_DRIVER} AND resume_after <= now() AND NOT (id = ANY($3::text[]))
@@ -312,12 +312,17 @@ export class PostgresRunStore implements RunStore {
          UPDATE stepwise_runs r SET lease_holder = $1, lease_token = lease_token + 1, ${LEASE_FOR("$2")}, updated_at = now()
          FROM chosen WHERE r.id = chosen.id
          RETURNING r.*)
-       SELECT ${COLUMNS}, lease_token FROM taken`,
+       SELECT ${COLUMNS}, lease_token, settings, checkpoint, last_seq FROM taken`,
       [holder, ttlMs, [...passOver]],
     );
     const row = rows[0];
-    if (row) this.#announce(row.id);
-    return row && { run: toRecord(row), lease: { runId: row.id, holder, token: Number(row.lease_token) } };
+    if (!row) return undefined;
+    this.#announce(row.id);
+    return {
+      run: toRecord(row),
+      lease: { runId: row.id, holder, token: Number(row.lease_token) },
+      saved: { settings: row.settings ?? undefined, checkpoint: row.checkpoint ?? undefined, lastSeq: Number(row.last_seq) },
+    };
   }
 
   async nextClaimInMs(): Promise<number | undefined> {

@@ -93,8 +93,15 @@ export type RunCheckpoint = { state: unknown };
  */
 export type RunLease = { readonly runId: string; readonly holder: string; readonly token: number };
 
-/** A run a worker claimed (`RunStore.claimRun`): the run as it was taken, and its new lease. */
-export type ClaimedRun = { run: RunRecord; lease: RunLease };
+/**
+ * A run a worker claimed (`RunStore.claimRun`): the run as it was taken, its new lease, and what its
+ * driver reads first, read in the same step (`saved`: a store may leave it out, and the driver then
+ * reads it with loadSettings, loadCheckpoint and events).
+ */
+export type ClaimedRun = { run: RunRecord; lease: RunLease; saved?: SavedRun };
+
+/** A run's settings and checkpoint as loadSettings and loadCheckpoint return them, and its last event's sequence number (0: none logged). */
+export type SavedRun = { settings: unknown; checkpoint: unknown; lastSeq: number };
 
 /** One row of a store's usage query: sums per run and model (PostgreSQL returns them as text). */
 export type UsageSumsRow = {

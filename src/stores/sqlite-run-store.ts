@@ -305,7 +305,9 @@ export class SqliteRunStore implements RunStore {
         .prepare("UPDATE runs SET lease_holder = ?, lease_token = lease_token + 1, lease_expires = ?, lease_taken = ?, updated_at = ? WHERE id = ? RETURNING lease_token")
         .get(holder, now + ttlMs, now, new Date(now).toISOString(), row.id) as { lease_token: number };
       const run = this.#db.prepare(`SELECT ${COLUMNS} FROM runs WHERE id = ?`).get(row.id) as RunRow;
-      return { run: toRecord(run), lease: { runId: row.id, holder, token } };
+      const { last } = this.#db.prepare("SELECT COALESCE(MAX(seq), 0) AS last FROM run_events WHERE run_id = ?").get(row.id) as { last: number };
+      const saved = { settings: this.#settings(row.id), checkpoint: this.#checkpoint(row.id), lastSeq: last };
+      return { run: toRecord(run), lease: { runId: row.id, holder, token }, saved };
     });
     const claimed = claim.immediate();
     if (claimed) this.#announce(claimed.run.id);
@@ -333,11 +335,19 @@ export class SqliteRunStore implements RunStore {
   }
 
   async loadCheckpoint(runId: string): Promise<unknown> {
+    return this.#checkpoint(runId);
+  }
+
+  async loadSettings(runId: string): Promise<unknown> {
+    return this.#settings(runId);
+  }
+
+  #checkpoint(runId: string): unknown {
     const row = this.#db.prepare("SELECT state FROM run_checkpoints WHERE run_id = ?").get(runId) as { state: string } | undefined;
     return row ? (JSON.parse(row.state) as unknown) : undefined;
   }
 
-  async loadSettings(runId: string): Promise<unknown> {
+  #settings(runId: string): unknown {
     const row = this.#db.prepare("SELECT settings FROM run_settings WHERE run_id = ?").get(runId) as { settings: string } | undefined;
     return row ? (JSON.parse(row.settings) as unknown) : undefined;
   }

@@ -295,6 +295,25 @@ export function describeRunStore(name: string, open: () => Promise<RunStoreFixtu
       }
     });
 
+    it("returns with a claim, when it reads them there, the run's settings, checkpoint and last event number as the loaders read them", async () => {
+      const queued = newRun("queued, never driven");
+      await store.releaseLease(await store.createRun(queued, { workspace: "/tmp/q" }, "starter", LONG));
+      const driven = newRun("driven, then let go");
+      const lease = await store.createRun(driven, { workspace: "/tmp/d" }, "driver", LONG);
+      await store.appendEvents(lease, [event("one"), event("two")], { state: { version: 1, memory: [{ role: "user", content: "go" }] } });
+      await store.appendEvents(lease, [event("three")]);
+      await store.releaseLease(lease);
+
+      for (const run of [queued, driven]) {
+        const claimed = await store.claimRun("worker", LONG);
+        expect(claimed?.run.id).toBe(run.id);
+        const logged = await store.events(run.id);
+        const expected = { settings: await store.loadSettings(run.id), checkpoint: await store.loadCheckpoint(run.id), lastSeq: logged.at(-1)?.seq ?? 0 };
+        // Optional for a store: when it is left out, the driver reads the same with the loaders.
+        expect(claimed?.saved ?? expected).toEqual(expected);
+      }
+    });
+
     it("claims runs whose resumes never failed before those that did, none still waiting out a failure, and none it is told to pass over", async () => {
       const failed = newRun("failed once");
       const fresh = newRun("fresh");
