@@ -61,7 +61,8 @@ function modelFromTurns(turnAt: (index: number) => ScriptedTurn, opts: ScriptedM
 
   async function generate(req: ModelRequest): Promise<ModelResponse> {
     const index = calls++;
-    const seen = copyOf(req);
+    // Unrecorded, the tool specs (the same at every call) are only read, so they go uncopied.
+    const seen = record ? copyOf(req) : { messages: cloneMessages(req.messages), tools: req.tools };
     if (record) requests.push(seen);
     if (opts.latencyMs) await sleep(opts.latencyMs, req.signal);
     req.signal?.throwIfAborted();
