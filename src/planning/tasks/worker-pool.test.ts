@@ -93,6 +93,27 @@ describe("runWorkerPool", () => {
     expect((await board.counts()).pending).toBe(7);
   });
 
+  it("tells the task at work that the pool stops: its signal fires with the pool's reason", async () => {
+    const board = new TaskBoard();
+    await board.import([{ id: "1", subject: "long" }, { id: "2", subject: "never started" }]);
+    const controller = new AbortController();
+    const reasons: unknown[] = [];
+    const report = await runWorkerPool({
+      board,
+      workers: 1,
+      signal: controller.signal,
+      work: async (_task, { signal }) => {
+        const stopped = new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+        controller.abort(new Error("shutting down"));
+        await stopped;
+        reasons.push(signal.reason);
+      },
+    });
+    expect(reasons).toEqual([new Error("shutting down")]);
+    expect(report.completed).toBe(1);
+    expect((await board.get("2"))?.state).toBe("pending");
+  });
+
   it("runs no task when its signal was aborted before it started", async () => {
     const board = new TaskBoard();
     await board.import(Array.from({ length: 3 }, (_, i) => ({ id: String(i + 1), subject: "t" })));

@@ -139,13 +139,17 @@ export async function runWorkerPool(opts: WorkerPoolOptions): Promise<WorkerPool
 /**
  * Renews `lease` every heartbeat until released. When a renewal is refused (the lease was lost) the
  * returned signal fires, so the work stops; any other renewal error is tried again at the next beat,
- * while the lease may still be live.
+ * while the lease may still be live. The signal fires too when the pool stops (`opts.signal`): it is
+ * linked by a listener removed on release, since AbortSignal.any cost more than the rest of a claim's
+ * bookkeeping and kept every task's signal alive until the pool's own was collected.
  */
 function holdLease(board: TaskBoard, lease: TaskLease, opts: { leaseMs: number; heartbeatMs: number; signal: AbortSignal }) {
   let current = lease;
   let lost = false;
-  const lostController = new AbortController();
-  const signal = AbortSignal.any([opts.signal, lostController.signal]);
+  const controller = new AbortController();
+  const stop = () => controller.abort(opts.signal.reason);
+  if (opts.signal.aborted) stop();
+  else opts.signal.addEventListener("abort", stop, { once: true });
   let renewing: Promise<void> = Promise.resolve();
   const timer = setInterval(() => {
     renewing = renewing.then(async () => {
@@ -155,14 +159,17 @@ function holdLease(board: TaskBoard, lease: TaskLease, opts: { leaseMs: number; 
         if (!(error instanceof TaskLeaseError)) return;
         lost = true;
         clearInterval(timer);
-        lostController.abort(error);
+        controller.abort(error);
       }
     });
   }, opts.heartbeatMs);
   return {
-    signal,
+    signal: controller.signal,
     current: () => current,
     lost: () => lost,
-    release: () => clearInterval(timer),
+    release: () => {
+      clearInterval(timer);
+      opts.signal.removeEventListener("abort", stop);
+    },
   };
 }
