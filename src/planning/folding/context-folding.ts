@@ -156,11 +156,12 @@ export function contextFolding(opts: ContextFoldingOptions = {}): ContextFolding
     beforeModel(ctx): void {
       overheadTokens = Math.max(overheadTokens, measure(ctx.messages) - measure(ctx.memory));
     },
+    // Not copied here: the agent copies every plugin's saved state (savePluginStates), twice a step in a durable run.
     saveState: (): FoldingState => ({
       version: FOLDING_STATE_VERSION,
       ledger: ledger.toJSON(),
-      units: structuredClone(units),
-      stubs: structuredClone(stubs),
+      units,
+      stubs,
       stats: { ...stats },
     }),
     loadState(state) {

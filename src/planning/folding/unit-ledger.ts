@@ -60,9 +60,10 @@ export class UnitLedger {
     for (const key of turnKeys) this.#owners.delete(key);
   }
 
+  /** The ledger as saved state; its units are the live ones, for the saver to copy (the agent does). */
   toJSON(): LedgerState {
     return {
-      units: structuredClone([...this.#units.values()]),
+      units: [...this.#units.values()],
       owners: [...this.#owners],
       currentTurn: this.#currentTurn,
       order: this.#order,
