@@ -19,10 +19,10 @@ export const STATUS_BY_STOP: { readonly [Reason in SessionOutcome["stopReason"]]
   "awaiting-user": "awaiting-user",
 };
 
-/** Where the drive starts: a new task, a restored checkpoint, or a paused run with decisions. */
 /**
- * How a drive begins. `emptyLog` says the run's log is known to hold no event (a queued run nobody
- * drove yet), so no call of an earlier drive can be open and the log need not be read.
+ * Where the drive starts: a new task, a restored checkpoint, or a paused run with decisions. `emptyLog`
+ * says the run's log is known to hold no event (a queued run nobody drove yet), so no call of an
+ * earlier drive can be open and the log need not be read.
  */
 export type DriveStart =
   | { kind: "run"; task: string }
