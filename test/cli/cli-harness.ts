@@ -64,8 +64,8 @@ export type StartedCli = {
   stdout(): string;
   stderr(): string;
   exited: Promise<number | null>;
-  /** Settles once stdout matches `pattern`; rejects if the command exits first. */
-  printed(pattern: RegExp): Promise<void>;
+  /** Resolves with the match once stdout matches `pattern`; rejects if the command exits first. */
+  printed(pattern: RegExp): Promise<RegExpExecArray>;
 };
 
 /**
@@ -84,11 +84,12 @@ export function startCli(args: string[], opts: { home: string; stdin?: "open" })
   child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
   const printed = (pattern: RegExp) =>
-    new Promise<void>((resolve, reject) => {
+    new Promise<RegExpExecArray>((resolve, reject) => {
       const look = () => {
-        if (!pattern.test(stdout)) return;
+        const match = pattern.exec(stdout);
+        if (!match) return;
         child.stdout?.off("data", look);
-        resolve();
+        resolve(match);
       };
       child.stdout?.on("data", look);
       void exited.then(() => reject(new Error(`exited before printing ${pattern}: ${stdout}${stderr}`)));

@@ -1,46 +1,21 @@
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { once } from "node:events";
 import { afterEach, describe, expect, it } from "vitest";
 import { freshSchema } from "../runs/run-process-harness.js";
-import { CLI, freshHome, workspace } from "./cli-harness.js";
+import { freshHome, startCli, workspace, type StartedCli } from "./cli-harness.js";
 
 // `stepwise run` in one process, `stepwise ui` in another, on one store: the viewer's API lists the
 // run and streams its events live. Needs PostgreSQL for the shared case, and a build (dist/).
 
-type Child = { child: ChildProcessWithoutNullStreams; out: () => string; exited: Promise<number | null> };
-const children: Child[] = [];
+const started: StartedCli[] = [];
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
-  for (const { child } of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
+  for (const { child } of started.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
   for (const cleanup of cleanups.splice(0)) await cleanup();
 });
 
-function cli(args: string[], home: string): Child {
-  const child = spawn(process.execPath, [CLI, ...args], {
-    cwd: home,
-    env: { PATH: process.env["PATH"] ?? "", HOME: home, STEPWISE_HOME: home },
-    stdio: ["pipe", "pipe", "pipe"],
-  });
-  let out = "";
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
-  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
-  const started = { child, out: () => out, exited: new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code))) };
-  children.push(started);
-  return started;
-}
-
-/** Waits for output matching `pattern` (the process says what it is doing), failing if it exits first. */
-async function printed(process: Child, pattern: RegExp): Promise<RegExpExecArray> {
-  for (;;) {
-    const match = pattern.exec(process.out());
-    if (match) return match;
-    if (process.child.exitCode !== null) throw new Error(`exited without printing ${pattern}: ${process.out()}`);
-    // The losing waits' listeners go too: left behind, one set per chunk, they piled up on the pipes.
-    const waited = new AbortController();
-    await Promise.race([once(process.child.stdout, "data", { signal: waited.signal }), once(process.child.stderr, "data", { signal: waited.signal }), process.exited]).finally(() =>
-      waited.abort(),
-    );
-  }
+function cli(args: string[], home: string): StartedCli {
+  const command = startCli(args, { home, stdin: "open" });
+  started.push(command);
+  return command;
 }
 
 /** Server-Sent Events as they arrive: each is handed to `onEvent`, which says when to stop. */
@@ -71,12 +46,12 @@ async function watchARunLive(store: string | undefined): Promise<void> {
   const ws = workspace(home);
   const storeArgs = store ? ["--store", store] : [];
   const ui = cli(["ui", "--port", "0", ...storeArgs], home);
-  const viewer = (await printed(ui, /plan viewer: (http:\/\/127\.0\.0\.1:\d+\/)/))[1]!;
+  const viewer = (await ui.printed(/plan viewer: (http:\/\/127\.0\.0\.1:\d+\/)/))[1]!;
 
   // The run pauses before its write and waits for an answer on its standard input.
   const run = cli(["run", "Report", "-s", "todos", "-m", "scripted:demo", "-w", ws, "--approval", "writes", ...storeArgs], home);
-  const runId = (await printed(run, /^run (\S+) \(todos\)/m))[1]!;
-  await printed(run, /The agent wants to call write_file/);
+  const runId = (await run.printed(/^run (\S+) \(todos\)/m))[1]!;
+  await run.printed(/The agent wants to call write_file/);
 
   const listed = (await (await fetch(new URL("/api/runs", viewer))).json()) as Record<string, unknown>[];
   const mine = listed.find((r) => r["id"] === runId);
@@ -93,7 +68,7 @@ async function watchARunLive(store: string | undefined): Promise<void> {
   let resumed = false;
   const after: string[] = [];
   await followEvents(new URL(`/api/runs/${runId}/events`, viewer).href, (type) => {
-    if (type === "approval-requested" && !resumed) run.child.stdin.write("approve\n");
+    if (type === "approval-requested" && !resumed) run.child.stdin!.write("approve\n");
     if (type === "run-resumed") resumed = true;
     else if (resumed) after.push(type);
     return resumed && type === "run-end";
