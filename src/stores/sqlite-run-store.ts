@@ -214,9 +214,9 @@ export class SqliteRunStore implements RunStore {
 
   async appendEvents(lease: RunLease, events: readonly AgentEvent[], checkpoint?: RunCheckpoint): Promise<number> {
     const last = this.#fenced(lease, () => {
-      const row = this.#db.prepare("SELECT COALESCE(MAX(seq), 0) AS last FROM run_events WHERE run_id = ?").get(lease.runId) as { last: number };
+      const last = this.#lastSeq(lease.runId);
       const insert = this.#db.prepare("INSERT INTO run_events (run_id, seq, event) VALUES (?, ?, ?)");
-      events.forEach((event, i) => insert.run(lease.runId, row.last + i + 1, JSON.stringify(event)));
+      events.forEach((event, i) => insert.run(lease.runId, last + i + 1, JSON.stringify(event)));
       if (checkpoint !== undefined) {
         this.#db
           .prepare(
@@ -225,7 +225,7 @@ export class SqliteRunStore implements RunStore {
           .run(lease.runId, JSON.stringify(checkpoint.state), new Date().toISOString());
       }
       if (events.length > 0) this.#touch(lease.runId);
-      return row.last + events.length;
+      return last + events.length;
     });
     if (events.length > 0) this.#announce(lease.runId);
     return last;
@@ -305,13 +305,14 @@ export class SqliteRunStore implements RunStore {
         .prepare("UPDATE runs SET lease_holder = ?, lease_token = lease_token + 1, lease_expires = ?, lease_taken = ?, updated_at = ? WHERE id = ? RETURNING lease_token")
         .get(holder, now + ttlMs, now, new Date(now).toISOString(), row.id) as { lease_token: number };
       const run = this.#db.prepare(`SELECT ${COLUMNS} FROM runs WHERE id = ?`).get(row.id) as RunRow;
-      const { last } = this.#db.prepare("SELECT COALESCE(MAX(seq), 0) AS last FROM run_events WHERE run_id = ?").get(row.id) as { last: number };
-      const saved = { settings: this.#settings(row.id), checkpoint: this.#checkpoint(row.id), lastSeq: last };
-      return { run: toRecord(run), lease: { runId: row.id, holder, token }, saved };
+      return { run: toRecord(run), lease: { runId: row.id, holder, token } };
     });
     const claimed = claim.immediate();
-    if (claimed) this.#announce(claimed.run.id);
-    return claimed;
+    if (!claimed) return undefined;
+    this.#announce(claimed.run.id);
+    // Read after the write lock is let go: the lease just taken keeps anyone else from changing these.
+    const id = claimed.run.id;
+    return { ...claimed, saved: { settings: this.#settings(id), checkpoint: this.#checkpoint(id), lastSeq: this.#lastSeq(id) } };
   }
 
   async nextClaimInMs(): Promise<number | undefined> {
@@ -345,6 +346,11 @@ export class SqliteRunStore implements RunStore {
   #checkpoint(runId: string): unknown {
     const row = this.#db.prepare("SELECT state FROM run_checkpoints WHERE run_id = ?").get(runId) as { state: string } | undefined;
     return row ? (JSON.parse(row.state) as unknown) : undefined;
+  }
+
+  /** The sequence number of the run's last event (0: none logged). */
+  #lastSeq(runId: string): number {
+    return (this.#db.prepare("SELECT COALESCE(MAX(seq), 0) AS last FROM run_events WHERE run_id = ?").get(runId) as { last: number }).last;
   }
 
   #settings(runId: string): unknown {
