@@ -12,7 +12,9 @@ export interface LeaseKeeper {
 /**
  * Renews the lease at a third of its length, from the moment it is taken: what comes before the drive
  * (connecting the run's tools, an MCP server's listing or authorization) must not let it run out, or
- * another process takes the run over while this one still starts it.
+ * another process takes the run over while this one still starts it. The leases of one store and length
+ * are renewed on one shared clock, so that a process driving many runs sends their renewals together
+ * (a store may write them in one statement).
  */
 export function keepLease(store: RunStore, lease: RunLease, leaseMs: number): LeaseKeeper {
   let lost: RunLeaseLostError | undefined;
@@ -24,7 +26,7 @@ export function keepLease(store: RunStore, lease: RunLease, leaseMs: number): Le
   };
   let validUntil = Date.now() + leaseMs;
   let renewing = false;
-  const timer = setInterval(() => {
+  const stopTicks = onRenewalTick(store, leaseMs, () => {
     if (renewing) return;
     renewing = true;
     const asked = Date.now();
@@ -40,8 +42,7 @@ export function keepLease(store: RunStore, lease: RunLease, leaseMs: number): Le
         },
       )
       .finally(() => (renewing = false));
-  }, Math.max(10, Math.floor(leaseMs / 3)));
-  timer.unref();
+  });
   return {
     get lost() {
       return lost;
@@ -50,6 +51,31 @@ export function keepLease(store: RunStore, lease: RunLease, leaseMs: number): Le
       if (lost) listener(lost);
       else listeners.push(listener);
     },
-    stop: () => clearInterval(timer),
+    stop: stopTicks,
+  };
+}
+
+type RenewalClock = { listeners: Set<() => void>; timer: ReturnType<typeof setInterval> };
+
+/** One clock per store and lease length, running while some lease is kept on it. */
+const renewalClocks = new WeakMap<RunStore, Map<number, RenewalClock>>();
+
+/** Calls `listener` every third of `leaseMs`, on the clock the store's other leases of that length share; returns the stop. */
+function onRenewalTick(store: RunStore, leaseMs: number, listener: () => void): () => void {
+  let clocks = renewalClocks.get(store);
+  if (!clocks) renewalClocks.set(store, (clocks = new Map()));
+  let clock = clocks.get(leaseMs);
+  if (!clock) {
+    const listeners = new Set<() => void>();
+    const timer = setInterval(() => listeners.forEach((tick) => tick()), Math.max(10, Math.floor(leaseMs / 3)));
+    timer.unref();
+    clocks.set(leaseMs, (clock = { listeners, timer }));
+  }
+  const { listeners, timer } = clock;
+  listeners.add(listener);
+  return () => {
+    if (!listeners.delete(listener) || listeners.size > 0) return;
+    clearInterval(timer);
+    clocks.delete(leaseMs);
   };
 }

@@ -24,6 +24,7 @@ import {
 } from "./run-store.js";
 import { MAX_NOTIFICATION_PAYLOAD, NotificationOutbox } from "./postgres-notification-outbox.js";
 import { createSchemaIfMissing, pgPool } from "./postgres-transaction.js";
+import { WriteBatcher, type BatchedWrite } from "./write-batcher.js";
 
 export type PostgresRunStoreOptions = {
   /** A pool to share with the rest of the application; otherwise one is made from `connectionString` (or the PG* variables). */
@@ -96,6 +97,17 @@ const NOTIFY_CLAIMABLE = `pg_notify('${CLAIMABLE_CHANNEL}', current_schema())`;
 /** How long committed changes to runs wait to share one NOTIFY on RUNS_CHANNEL. */
 const ANNOUNCE_BATCH_MS = 20;
 
+/** How many batches of appends a store sends at once; more wait and share one statement (see WriteBatcher). */
+const APPEND_BATCHES_IN_FLIGHT = 1;
+const APPEND_BATCH_MAX = 64;
+const RENEWAL_BATCH_MAX = 1000;
+
+/** One run's append, waiting for its batch. */
+type Append = { token: number; events: readonly AgentEvent[]; checkpoint: RunCheckpoint | undefined };
+
+/** One run's lease renewal, waiting for its batch. */
+type Renewal = { token: number; ttlMs: number };
+
 type RunRow = {
   id: string;
   task: string;
@@ -125,6 +137,19 @@ export class PostgresRunStore implements RunStore {
   readonly #pool: pg.Pool;
   readonly #ownsPool: boolean;
   readonly #outbox: NotificationOutbox;
+  readonly #appends = new WriteBatcher<Append, number>({
+    send: (writes) => this.#appendBatch(writes),
+    maxInFlight: APPEND_BATCHES_IN_FLIGHT,
+    maxBatch: APPEND_BATCH_MAX,
+    // The server refused the statement, so it wrote nothing; after a lost connection it may have committed.
+    nothingWritten: (error) => error instanceof pg.DatabaseError,
+  });
+  readonly #renewals = new WriteBatcher<Renewal, true>({
+    send: (writes) => this.#renewBatch(writes),
+    maxInFlight: 1,
+    maxBatch: RENEWAL_BATCH_MAX,
+    nothingWritten: (error) => error instanceof pg.DatabaseError,
+  });
   #ready: Promise<void> | undefined;
   #closing: Promise<void> | undefined;
 
@@ -198,12 +223,17 @@ export class PostgresRunStore implements RunStore {
   }
 
   async renewLease(lease: RunLease, ttlMs: number): Promise<void> {
-    await this.#fenced(
-      lease,
-      `UPDATE stepwise_runs SET lease_expires = now() + make_interval(secs => $3::float8 / 1000)
-       WHERE id = $1 AND lease_token = $2 RETURNING 1`,
-      [ttlMs],
+    if (!(await this.#renewals.write(lease.runId, { token: lease.token, ttlMs }))) throw await this.#leaseLost(lease);
+  }
+
+  /** Renews several runs' leases in one statement; a run whose lease token no longer matches is left out. */
+  async #renewBatch(writes: readonly BatchedWrite<Renewal>[]): Promise<Map<string, true>> {
+    const { rows } = await this.#query<{ id: string }>(
+      `UPDATE stepwise_runs SET lease_expires = now() + make_interval(secs => ($1::jsonb -> id ->> 'ttlMs')::float8 / 1000)
+       WHERE id = ANY($2::text[]) AND lease_token = ($1::jsonb -> id ->> 'token')::bigint RETURNING id`,
+      batchParams(writes),
     );
+    return new Map(rows.map((row) => [row.id, true]));
   }
 
   async releaseLease(lease: RunLease): Promise<void> {
@@ -218,21 +248,33 @@ export class PostgresRunStore implements RunStore {
   }
 
   async appendEvents(lease: RunLease, events: readonly AgentEvent[], checkpoint?: RunCheckpoint): Promise<number> {
-    // One statement, so one commit: the run row's counter numbers the events (its row lock
-    // orders concurrent appends) and takes the checkpoint in the same update.
-    const rows = await this.#fenced<{ last_seq: string }>(
-      lease,
+    const last = await this.#appends.write(lease.runId, { token: lease.token, events, checkpoint });
+    if (last === undefined) throw await this.#leaseLost(lease);
+    this.#announce(lease.runId);
+    return last;
+  }
+
+  /**
+   * Appends for several runs in one statement, so one commit: each run's row counter numbers its events
+   * (the row lock orders appends to one run) and takes its checkpoint in the same update. A run whose
+   * lease token no longer matches is left out of the result.
+   */
+  async #appendBatch(writes: readonly BatchedWrite<Append>[]): Promise<Map<string, number>> {
+    const { rows } = await this.#query<{ id: string; last_seq: string }>(
       `WITH counted AS (
-         UPDATE stepwise_runs SET last_seq = last_seq + $3::int, updated_at = now(), checkpoint = CASE WHEN $5 THEN $6::jsonb ELSE checkpoint END
-         WHERE id = $1 AND lease_token = $2 RETURNING last_seq),
+         UPDATE stepwise_runs SET last_seq = last_seq + jsonb_array_length($1::jsonb -> id -> 'events'), updated_at = now(),
+           checkpoint = CASE WHEN ($1::jsonb -> id ->> 'saves')::boolean THEN $1::jsonb -> id -> 'checkpoint' ELSE checkpoint END
+         WHERE id = ANY($2::text[]) AND lease_token = ($1::jsonb -> id ->> 'token')::bigint
+         RETURNING id, last_seq),
        inserted AS (
          INSERT INTO stepwise_run_events (run_id, seq, event)
-         SELECT $1, counted.last_seq - $3::int + appended.n, appended.event FROM counted, jsonb_array_elements($4::jsonb) WITH ORDINALITY AS appended(event, n))
-       SELECT last_seq FROM counted`,
-      [events.length, JSON.stringify(events), checkpoint !== undefined, checkpoint === undefined ? null : JSON.stringify(checkpoint.state)],
+         SELECT counted.id, counted.last_seq - jsonb_array_length(logged.events) + appended.n, appended.event
+         FROM counted, LATERAL (SELECT $1::jsonb -> counted.id -> 'events' AS events) logged,
+           jsonb_array_elements(logged.events) WITH ORDINALITY AS appended(event, n))
+       SELECT id, last_seq FROM counted`,
+      batchParams(writes, ({ token, events, checkpoint }) => ({ token, events, saves: checkpoint !== undefined, checkpoint: checkpoint?.state })),
     );
-    this.#announce(lease.runId);
-    return Number(rows[0]?.last_seq);
+    return new Map(rows.map((row) => [row.id, Number(row.last_seq)]));
   }
 
   async saveSettings(lease: RunLease, settings: unknown): Promise<void> {
@@ -435,7 +477,11 @@ export class PostgresRunStore implements RunStore {
   async #fenced<R extends pg.QueryResultRow>(lease: RunLease, sql: string, extra: unknown[]): Promise<R[]> {
     const { rows } = await this.#query<R>(sql, [lease.runId, lease.token, ...extra]);
     if (rows.length > 0) return rows;
-    throw new RunLeaseLostError(lease.runId, lease.holder, (await this.#holder(lease.runId)) ?? null);
+    throw await this.#leaseLost(lease);
+  }
+
+  async #leaseLost(lease: RunLease): Promise<RunLeaseLostError> {
+    return new RunLeaseLostError(lease.runId, lease.holder, (await this.#holder(lease.runId)) ?? null);
   }
 
   async #query<R extends pg.QueryResultRow>(sql: string, values: unknown[]): Promise<pg.QueryResult<R>> {
@@ -460,6 +506,17 @@ function statementName(sql: string): string {
   let name = statementNames.get(sql);
   if (!name) statementNames.set(sql, (name = `stepwise_runs_${createHash("sha1").update(sql).digest("hex").slice(0, 16)}`));
   return name;
+}
+
+/**
+ * A batch's parameters: its writes as one JSON object by run id, and the ids, which the statement finds
+ * by the primary key (a join on a set-returning function would be planned as a scan of every run).
+ */
+function batchParams<I>(writes: readonly BatchedWrite<I>[], toJson: (input: I) => unknown = (input) => input): [string, string[]] {
+  // No prototype, so that a run named "__proto__" is a key like any other.
+  const byRun = Object.create(null) as Record<string, unknown>;
+  for (const { key, input } of writes) byRun[key] = toJson(input);
+  return [JSON.stringify(byRun), writes.map(({ key }) => key)];
 }
 
 /** The run ids a notification on RUNS_CHANNEL names: a JSON array of them, or one bare id (as earlier versions sent). */
