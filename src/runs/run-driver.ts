@@ -74,6 +74,7 @@ export async function driveSession(session: StrategySession, start: DriveStart, 
   opts.keeper.onLost(loseLease);
 
   let warned = false;
+  let released = false;
   const open = new OpenCalls();
   const writer = new RunLogWriter({
     store,
@@ -119,7 +120,10 @@ export async function driveSession(session: StrategySession, start: DriveStart, 
     interruptOpenCalls(outcome.stopReason === "awaiting-user" ? "paused" : "stopped");
     await settle(true);
     const status = outcome.stopReason === "aborted" && opts.handsBack?.() ? "running" : STATUS_BY_STOP[outcome.stopReason];
-    await store.updateRun(lease, { status, answer: outcome.stopReason === "final" ? outcome.text : null });
+    // The run's last write lets it go too, one commit instead of two; no renewal may follow it.
+    opts.keeper.stop();
+    await store.updateRun(lease, { status, answer: outcome.stopReason === "final" ? outcome.text : null, release: true });
+    released = true;
     return { ...outcome, runId: lease.runId, status, ...(outcome.pending ? { pending: outcome.pending } : {}) };
   } catch (error) {
     await observer.settled();
@@ -127,14 +131,18 @@ export async function driveSession(session: StrategySession, start: DriveStart, 
     if (cause instanceof RunLeaseLostError) throw cause;
     interruptOpenCalls("stopped");
     await writer.flush();
-    await store.updateRun(lease, { status: "failed" }).catch(() => undefined);
+    opts.keeper.stop();
+    await store.updateRun(lease, { status: "failed", release: true }).then(
+      () => (released = true),
+      () => undefined,
+    );
     throw error;
   } finally {
     delete opts.gate.save;
     observer.off();
     opts.keeper.stop();
     opts.signal.removeEventListener("abort", stopFromOutside);
-    if (!lost) await store.releaseLease(lease).catch(() => undefined);
+    if (!lost && !released) await store.releaseLease(lease).catch(() => undefined);
   }
 }
 

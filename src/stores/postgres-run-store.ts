@@ -283,13 +283,19 @@ export class PostgresRunStore implements RunStore {
 
   async updateRun(lease: RunLease, change: RunChange): Promise<void> {
     const failure = change.resumeFailure;
+    // Released, a run that still needs a driver (handed back, or decided while paused) wakes idle workers.
     await this.#fenced(
       lease,
-      `UPDATE stepwise_runs SET status = COALESCE($3, status), answer = CASE WHEN $4 THEN $5 ELSE answer END, updated_at = now(),
-         resume_failures = CASE $6 WHEN 'clear' THEN 0 WHEN 'count' THEN resume_failures + 1 ELSE resume_failures END,
-         resume_error = CASE $6 WHEN 'clear' THEN NULL WHEN 'count' THEN $7 ELSE resume_error END,
-         resume_after = CASE $6 WHEN 'clear' THEN '-infinity' WHEN 'count' THEN now() + make_interval(secs => $8::float8 / 1000) ELSE resume_after END
-       WHERE id = $1 AND lease_token = $2 RETURNING id`,
+      `WITH changed AS (
+         UPDATE stepwise_runs SET status = COALESCE($3, status), answer = CASE WHEN $4 THEN $5 ELSE answer END, updated_at = now(),
+           resume_failures = CASE $6 WHEN 'clear' THEN 0 WHEN 'count' THEN resume_failures + 1 ELSE resume_failures END,
+           resume_error = CASE $6 WHEN 'clear' THEN NULL WHEN 'count' THEN $7 ELSE resume_error END,
+           resume_after = CASE $6 WHEN 'clear' THEN '-infinity' WHEN 'count' THEN now() + make_interval(secs => $8::float8 / 1000) ELSE resume_after END,
+           lease_holder = CASE WHEN $9 THEN NULL ELSE lease_holder END,
+           lease_expires = CASE WHEN $9 THEN NULL ELSE lease_expires END,
+           lease_taken = CASE WHEN $9 THEN NULL ELSE lease_taken END
+         WHERE id = $1 AND lease_token = $2 RETURNING $9::boolean AND ${NEEDS_DRIVER} AS claimable)
+       SELECT CASE WHEN claimable THEN ${NOTIFY_CLAIMABLE} END FROM changed`,
       [
         change.status ?? null,
         change.answer !== undefined,
@@ -297,6 +303,7 @@ export class PostgresRunStore implements RunStore {
         failure === null ? "clear" : failure ? "count" : "keep",
         failure?.error ?? null,
         failure?.retryInMs ?? 0,
+        change.release === true,
       ],
     );
     this.#announce(lease.runId);

@@ -51,8 +51,11 @@ export type ResumeFailures = { count: number; lastError: string; retryAt: string
 /** A resume that failed, for `updateRun`: its reason, and how long workers leave the run before trying again. */
 export type ResumeFailure = { error: string; retryInMs: number };
 
-/** What `updateRun` changes; a `resumeFailure` is counted on top of those before it, `null` clears the count. */
-export type RunChange = { status?: RunStatus; answer?: string | null; resumeFailure?: ResumeFailure | null };
+/**
+ * What `updateRun` changes; a `resumeFailure` is counted on top of those before it, `null` clears the count.
+ * `release` lets the run go in the same commit, as `releaseLease` does: a driver's last write.
+ */
+export type RunChange = { status?: RunStatus; answer?: string | null; resumeFailure?: ResumeFailure | null; release?: boolean };
 
 export type NewRun = Pick<RunRecord, "id" | "task" | "strategy" | "model">;
 

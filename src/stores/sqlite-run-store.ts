@@ -205,11 +205,17 @@ export class SqliteRunStore implements RunStore {
   }
 
   async releaseLease(lease: RunLease): Promise<void> {
+    const released = this.#release(lease);
+    this.#announce(lease.runId);
+    if (released) this.#announceClaimable();
+  }
+
+  /** Lets the run go when the lease is still this one; true when the run, let go, needs a driver. */
+  #release(lease: RunLease): boolean {
     const released = this.#db
       .prepare(`UPDATE runs SET lease_holder = NULL, lease_expires = NULL, lease_taken = NULL WHERE id = ? AND lease_token = ? RETURNING ${NEEDS_DRIVER} AS claimable`)
       .get(lease.runId, lease.token) as { claimable: number } | undefined;
-    this.#announce(lease.runId);
-    if (released?.claimable) this.#announceClaimable();
+    return Boolean(released?.claimable);
   }
 
   async appendEvents(lease: RunLease, events: readonly AgentEvent[], checkpoint?: RunCheckpoint): Promise<number> {
@@ -240,7 +246,7 @@ export class SqliteRunStore implements RunStore {
   }
 
   async updateRun(lease: RunLease, change: RunChange): Promise<void> {
-    this.#fenced(lease, () => {
+    const claimable = this.#fenced(lease, () => {
       if (change.status !== undefined) this.#db.prepare("UPDATE runs SET status = ? WHERE id = ?").run(change.status, lease.runId);
       if (change.answer !== undefined) this.#db.prepare("UPDATE runs SET answer = ? WHERE id = ?").run(change.answer, lease.runId);
       if (change.resumeFailure === null) {
@@ -251,8 +257,10 @@ export class SqliteRunStore implements RunStore {
           .run(change.resumeFailure.error, Date.now() + change.resumeFailure.retryInMs, lease.runId);
       }
       this.#touch(lease.runId);
+      return change.release === true && this.#release(lease);
     });
     this.#announce(lease.runId);
+    if (claimable) this.#announceClaimable();
   }
 
   async submitDecisions(runId: string, decisions: ApprovalDecisions): Promise<boolean> {

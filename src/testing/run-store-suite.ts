@@ -164,6 +164,20 @@ export function describeRunStore(name: string, open: () => Promise<RunStoreFixtu
       expect((await takeOver(store, run.id, "driver-3")).token).toBeGreaterThan(second.token);
     });
 
+    it("lets a run go with its last update, in the same write: free to claim when it still needs a driver, and only by its holder", async () => {
+      const finished = newRun("finished");
+      const finishedLease = await store.createRun(finished, {}, "driver-1", LONG);
+      await store.updateRun(finishedLease, { status: "final", answer: "done", release: true });
+      expect(await store.getRun(finished.id)).toMatchObject({ status: "final", answer: "done", lease: null });
+      const handedBack = newRun("handed back");
+      await store.updateRun(await store.createRun(handedBack, {}, "driver-1", LONG), { status: "running", release: true });
+      expect(await store.claimRun("driver-2", LONG)).toMatchObject({ run: { id: handedBack.id }, lease: { holder: "driver-2" } });
+      const stale = await store.acquireLease(finished.id, "driver-3", 1);
+      await takeOver(store, finished.id, "driver-4");
+      await expect(store.updateRun(stale, { status: "failed", release: true })).rejects.toThrow(RunLeaseLostError);
+      expect(await store.getRun(finished.id)).toMatchObject({ status: "final", lease: { holder: "driver-4" } });
+    });
+
     it("refuses every write of a driver whose lease was taken over, naming who took it", async () => {
       const run = newRun();
       const stale = await store.createRun(run, {}, "driver-1", 1);

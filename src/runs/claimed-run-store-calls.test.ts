@@ -28,3 +28,20 @@ it("drives a claimed run from what the claim read: its settings, checkpoint and 
   for (const read of reads) expect(read).not.toHaveBeenCalled();
   expect(await store.getRun(id)).toMatchObject({ status: "final", answer: "answered 1 task" });
 });
+
+it("lets a finished run go with its last update: one write, no release of its own", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "stepwise-claim-release-"));
+  const runs = openRuns({ store: join(dir, "runs.db"), models: () => () => reactiveModel(() => "done"), tools: () => [] });
+  opened.push({ runs, dir });
+  const id = await runs.enqueue({ task: "finish", strategy: "react", model: "scripted", settings: { workspace: dir } });
+  const store = runs.stores.runs;
+  const updates = vi.spyOn(store, "updateRun");
+  const releases = vi.spyOn(store, "releaseLease");
+
+  const claimed = await runs.claimNext();
+  expect(await claimed?.done).toMatchObject({ status: "final" });
+  expect(updates).toHaveBeenCalledTimes(1);
+  expect(updates.mock.calls[0]?.[1]).toMatchObject({ status: "final", release: true });
+  expect(releases).not.toHaveBeenCalled();
+  expect(await store.getRun(id)).toMatchObject({ status: "final", lease: null });
+});
