@@ -8,8 +8,8 @@
 //   (not finished when the bench gives up: no run finished for a minute);
 // - db_writes_per_step: rows inserted or updated in the store's tables (queueing the runs included), per step
 //   made (a logged model call); db_bytes_per_step: those tables' size (indexes and TOAST included) at the end, per step.
-// Then the same with one worker process killed (kill -9) every 10 s, round robin, and a new one
-// started in its place: its runs are taken over once their leases (LEASE_MS) run out. Those figures
+// Then the same with one worker process killed (kill -9) every 10 s, the first 5 s in (a drain may
+// take less than 10 s), round robin, and a new one started in its place: its runs are taken over once their leases (LEASE_MS) run out. Those figures
 // carry "chaos":"kill". Each side runs in a schema of its own, dropped at the end.
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -85,7 +85,7 @@ async function drain(chaos: Chaos): Promise<BenchFigure[]> {
     for (const worker of workers) go(worker);
     let kills = 0;
     if (chaos === "kill") {
-      killer = setInterval(() => {
+      const killOne = () => {
         const index = kills++ % WORKERS;
         const victim = workers[index] as ChildProcessWithoutNullStreams;
         victim.kill("SIGKILL");
@@ -95,7 +95,12 @@ async function drain(chaos: Chaos): Promise<BenchFigure[]> {
             go(next);
           }),
         );
-      }, KILL_EVERY_MS);
+      };
+      // The first kill comes half a period in, so that a drain shorter than the period still has one.
+      killer = setTimeout(() => {
+        killOne();
+        killer = setInterval(killOne, KILL_EVERY_MS);
+      }, KILL_EVERY_MS / 2);
     }
     // Polled by the bench, not by the workers: how many runs have finished.
     let finished = 0;
