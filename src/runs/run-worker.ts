@@ -70,14 +70,24 @@ export async function workRuns(runs: Runs, opts: WorkOptions): Promise<void> {
     while (!opts.signal.aborted) {
       woken = false;
       let missed = false;
-      while (driving.size < concurrency && !opts.signal.aborted) {
-        const claimed = await runs.claimNext({ handBack: handBack.signal, ...(opts.once ? { passOver: taken } : {}) });
-        if (claimed && opts.once) taken.push(claimed.run.id);
-        if (!claimed) {
-          missed = true;
-          break;
+      while (driving.size < concurrency && !opts.signal.aborted && !missed) {
+        // A claim for every free slot at once: a store may take them in one statement.
+        const claims = Array.from({ length: concurrency - driving.size }, () =>
+          runs.claimNext({ handBack: handBack.signal, ...(opts.once ? { passOver: [...taken] } : {}) }),
+        );
+        // Every run claimed is driven, even when another claim failed (the failure then ends the worker).
+        const settled = await Promise.allSettled(claims);
+        for (const claim of settled) {
+          if (claim.status === "rejected") continue;
+          if (!claim.value) {
+            missed = true;
+            continue;
+          }
+          if (opts.once) taken.push(claim.value.run.id);
+          drive(claim.value);
         }
-        drive(claimed);
+        const failed = settled.find((claim) => claim.status === "rejected");
+        if (failed) throw failed.reason;
       }
       if (opts.signal.aborted) break;
       if (missed) {

@@ -44,6 +44,8 @@ async function createRuns(n: number): Promise<RunLease[]> {
   return leases;
 }
 
+const claims = () => sent.filter((text) => text.startsWith("WITH unleased AS")).length;
+
 const updatesOfRuns = () => sent.filter((text) => text.startsWith("WITH counted AS") || text.startsWith("UPDATE stepwise_runs SET lease_expires")).length;
 
 it("writes the appends of 40 runs made at once in one statement, each run's events numbered on their own, and fails only the run taken over", async () => {
@@ -103,4 +105,21 @@ it("writes a run named __proto__ like any other", async () => {
   expect(await store.appendEvents(lease, [event("x")], { state: { ok: true } })).toBe(1);
   await store.renewLease(lease, 60_000);
   expect(await store.loadCheckpoint("__proto__")).toEqual({ ok: true });
+});
+
+it("claims for a worker's free slots made at once in one statement: each gets a run of its own, oldest first, the ones too many none", async () => {
+  // Queued one after the other, so that they are oldest first in this order.
+  for (let i = 0; i < 5; i++) await store.releaseLease(await store.createRun({ id: `run-${i}`, task: "t", strategy: "react", model: "m" }, {}, "starter", 60_000));
+  sent.length = 0;
+  const claimed = await Promise.all(Array.from({ length: 8 }, () => store.claimRun("worker", 60_000)));
+  expect(claims()).toBe(1);
+  const ids = claimed.flatMap((claim) => (claim ? [claim.run.id] : []));
+  expect(ids).toEqual(["run-0", "run-1", "run-2", "run-3", "run-4"]);
+  expect(claimed.slice(5)).toEqual([undefined, undefined, undefined]);
+  for (const claim of claimed.slice(0, 5)) expect(await store.getRun(claim!.run.id)).toMatchObject({ lease: { holder: "worker" } });
+  // Claims of another holder, or passing other runs over, are their own statement in the same batch.
+  for (const claim of claimed.slice(0, 2)) await store.releaseLease(claim!.lease);
+  const [mine, theirs] = await Promise.all([store.claimRun("worker", 60_000, ["run-0"]), store.claimRun("other", 60_000)]);
+  expect(mine?.run.id).toBe("run-1");
+  expect(theirs?.run.id).toBe("run-0");
 });

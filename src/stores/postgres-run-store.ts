@@ -101,9 +101,13 @@ const ANNOUNCE_BATCH_MS = 20;
 const APPEND_BATCHES_IN_FLIGHT = 1;
 const APPEND_BATCH_MAX = 64;
 const RENEWAL_BATCH_MAX = 1000;
+const CLAIM_BATCH_MAX = 256;
 
 /** One run's append, waiting for its batch. */
 type Append = { token: number; events: readonly AgentEvent[]; checkpoint: RunCheckpoint | undefined };
+
+/** A claim for a run, waiting for its batch. */
+type ClaimAsk = { holder: string; ttlMs: number; passOver: readonly string[] };
 
 /** One run's lease renewal, waiting for its batch. */
 type Renewal = { token: number; ttlMs: number };
@@ -144,6 +148,13 @@ export class PostgresRunStore implements RunStore {
     // The server refused the statement, so it wrote nothing; after a lost connection it may have committed.
     nothingWritten: (error) => error instanceof pg.DatabaseError,
   });
+  readonly #claims = new WriteBatcher<ClaimAsk, ClaimedRun>({
+    send: (asks) => this.#claimBatch(asks),
+    maxInFlight: 1,
+    maxBatch: CLAIM_BATCH_MAX,
+    nothingWritten: (error) => error instanceof pg.DatabaseError,
+  });
+  #claimsMade = 0;
   readonly #renewals = new WriteBatcher<Renewal, true>({
     send: (writes) => this.#renewBatch(writes),
     maxInFlight: 1,
@@ -344,34 +355,53 @@ export class PostgresRunStore implements RunStore {
     return rows.map(toRecord);
   }
 
-  async claimRun(holder: string, ttlMs: number, passOver: readonly string[] = []): Promise<ClaimedRun | undefined> {
-    // Two candidates, each the first of its index that no other claimer has locked: the oldest run nobody holds,
-    // and the lease that ran out first. The older of the two is taken, its lease in the same statement.
-    const { rows } = await this.#query<RunRow & { lease_token: string; settings: unknown; checkpoint: unknown; last_seq: string }>(
-      `WITH unleased AS (
-         SELECT id, resume_after, created_at FROM stepwise_runs
-         WHERE lease_holder IS NULL AND ${NEEDS_DRIVER} AND resume_after <= now() AND NOT (id = ANY($3::text[]))
-         ORDER BY resume_after, created_at LIMIT 1 FOR UPDATE SKIP LOCKED),
-       expired AS (
-         SELECT id, resume_after, created_at FROM stepwise_runs
-         WHERE lease_holder IS NOT NULL AND ${NEEDS_DRIVER} AND lease_expires <= now() AND resume_after <= now() AND NOT (id = ANY($3::text[]))
-         ORDER BY lease_expires LIMIT 1 FOR UPDATE SKIP LOCKED),
-       chosen AS (SELECT id FROM (SELECT * FROM unleased UNION ALL SELECT * FROM expired) c ORDER BY resume_after, created_at, id LIMIT 1),
-       taken AS (
-         UPDATE stepwise_runs r SET lease_holder = $1, lease_token = lease_token + 1, ${LEASE_FOR("$2")}, updated_at = now()
-         FROM chosen WHERE r.id = chosen.id
-         RETURNING r.*)
-       SELECT ${COLUMNS}, lease_token, settings, checkpoint, last_seq FROM taken`,
-      [holder, ttlMs, [...passOver]],
-    );
-    const row = rows[0];
-    if (!row) return undefined;
-    this.#announce(row.id);
-    return {
-      run: toRecord(row),
-      lease: { runId: row.id, holder, token: Number(row.lease_token) },
-      saved: { settings: row.settings ?? undefined, checkpoint: row.checkpoint ?? undefined, lastSeq: Number(row.last_seq) },
-    };
+  claimRun(holder: string, ttlMs: number, passOver: readonly string[] = []): Promise<ClaimedRun | undefined> {
+    // Each claim its own key: the claims a worker makes at once (its free slots) share one statement.
+    return this.#claims.write(String(this.#claimsMade++), { holder, ttlMs, passOver });
+  }
+
+  /**
+   * Claims a run for each ask, alike asks (usually all: one worker's) in one statement. Per statement
+   * two lists of candidates, each the first of its index that no other claimer has locked: the oldest
+   * runs nobody holds, and the leases that ran out first. The oldest of them are taken, their leases in
+   * the same statement.
+   */
+  async #claimBatch(asks: readonly BatchedWrite<ClaimAsk>[]): Promise<Map<string, ClaimedRun>> {
+    const claimed = new Map<string, ClaimedRun>();
+    const alike = new Map<string, BatchedWrite<ClaimAsk>[]>();
+    for (const ask of asks) {
+      const kind = JSON.stringify([ask.input.holder, ask.input.ttlMs, ask.input.passOver]);
+      alike.set(kind, [...(alike.get(kind) ?? []), ask]);
+    }
+    for (const group of alike.values()) {
+      const { holder, ttlMs, passOver } = group[0]!.input;
+      const { rows } = await this.#query<RunRow & { lease_token: string; settings: unknown; checkpoint: unknown; last_seq: string }>(
+        `WITH unleased AS (
+           SELECT id, resume_after, created_at FROM stepwise_runs
+           WHERE lease_holder IS NULL AND ${NEEDS_DRIVER} AND resume_after <= now() AND NOT (id = ANY($3::text[]))
+           ORDER BY resume_after, created_at LIMIT $4 FOR UPDATE SKIP LOCKED),
+         expired AS (
+           SELECT id, resume_after, created_at FROM stepwise_runs
+           WHERE lease_holder IS NOT NULL AND ${NEEDS_DRIVER} AND lease_expires <= now() AND resume_after <= now() AND NOT (id = ANY($3::text[]))
+           ORDER BY lease_expires LIMIT $4 FOR UPDATE SKIP LOCKED),
+         chosen AS (SELECT id FROM (SELECT * FROM unleased UNION ALL SELECT * FROM expired) c ORDER BY resume_after, created_at, id LIMIT $4),
+         taken AS (
+           UPDATE stepwise_runs r SET lease_holder = $1, lease_token = lease_token + 1, ${LEASE_FOR("$2")}, updated_at = now()
+           FROM chosen WHERE r.id = chosen.id
+           RETURNING r.*)
+         SELECT ${COLUMNS}, lease_token, settings, checkpoint, last_seq FROM taken ORDER BY resume_after, created_at, id`,
+        [holder, ttlMs, [...passOver], group.length],
+      );
+      rows.forEach((row, i) => {
+        this.#announce(row.id);
+        claimed.set(group[i]!.key, {
+          run: toRecord(row),
+          lease: { runId: row.id, holder, token: Number(row.lease_token) },
+          saved: { settings: row.settings ?? undefined, checkpoint: row.checkpoint ?? undefined, lastSeq: Number(row.last_seq) },
+        });
+      });
+    }
+    return claimed;
   }
 
   async nextClaimInMs(): Promise<number | undefined> {
