@@ -145,21 +145,20 @@ export class PostgresRunStore implements RunStore {
     send: (writes) => this.#appendBatch(writes),
     maxInFlight: APPEND_BATCHES_IN_FLIGHT,
     maxBatch: APPEND_BATCH_MAX,
-    // The server refused the statement, so it wrote nothing; after a lost connection it may have committed.
-    nothingWritten: (error) => error instanceof pg.DatabaseError,
+    nothingWritten: refusedStatement,
   });
   readonly #claims = new WriteBatcher<ClaimAsk, ClaimedRun>({
     send: (asks) => this.#claimBatch(asks),
     maxInFlight: 1,
     maxBatch: CLAIM_BATCH_MAX,
-    nothingWritten: (error) => error instanceof pg.DatabaseError,
+    nothingWritten: refusedStatement,
   });
   #claimsMade = 0;
   readonly #renewals = new WriteBatcher<Renewal, true>({
     send: (writes) => this.#renewBatch(writes),
     maxInFlight: 1,
     maxBatch: RENEWAL_BATCH_MAX,
-    nothingWritten: (error) => error instanceof pg.DatabaseError,
+    nothingWritten: refusedStatement,
   });
   #ready: Promise<void> | undefined;
   #closing: Promise<void> | undefined;
@@ -543,6 +542,15 @@ function statementName(sql: string): string {
   let name = statementNames.get(sql);
   if (!name) statementNames.set(sql, (name = `stepwise_runs_${createHash("sha1").update(sql).digest("hex").slice(0, 16)}`));
   return name;
+}
+
+/**
+ * Whether the server refused the statement, so that it wrote nothing: bad data (SQLSTATE class 22), a
+ * constraint (23), a rolled-back transaction such as a deadlock (40), a bad statement (42) or a limit
+ * (54). After a lost connection or a backend shut down (08, 57) it may have committed before the reply.
+ */
+function refusedStatement(error: unknown): boolean {
+  return error instanceof pg.DatabaseError && ["22", "23", "40", "42", "54"].includes(error.code?.slice(0, 2) ?? "");
 }
 
 /**
