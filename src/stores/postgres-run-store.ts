@@ -97,8 +97,7 @@ const NOTIFY_CLAIMABLE = `pg_notify('${CLAIMABLE_CHANNEL}', current_schema())`;
 /** How long committed changes to runs wait to share one NOTIFY on RUNS_CHANNEL. */
 const ANNOUNCE_BATCH_MS = 20;
 
-/** How many batches of appends a store sends at once; more wait and share one statement (see WriteBatcher). */
-const APPEND_BATCHES_IN_FLIGHT = 1;
+/** The most writes of each kind in one statement: appends carry checkpoints, so fewer of them. */
 const APPEND_BATCH_MAX = 64;
 const RENEWAL_BATCH_MAX = 1000;
 const CLAIM_BATCH_MAX = 256;
@@ -141,25 +140,10 @@ export class PostgresRunStore implements RunStore {
   readonly #pool: pg.Pool;
   readonly #ownsPool: boolean;
   readonly #outbox: NotificationOutbox;
-  readonly #appends = new WriteBatcher<Append, number>({
-    send: (writes) => this.#appendBatch(writes),
-    maxInFlight: APPEND_BATCHES_IN_FLIGHT,
-    maxBatch: APPEND_BATCH_MAX,
-    nothingWritten: refusedStatement,
-  });
-  readonly #claims = new WriteBatcher<ClaimAsk, ClaimedRun>({
-    send: (asks) => this.#claimBatch(asks),
-    maxInFlight: 1,
-    maxBatch: CLAIM_BATCH_MAX,
-    nothingWritten: refusedStatement,
-  });
+  readonly #appends = batcher<Append, number>((writes) => this.#appendBatch(writes), APPEND_BATCH_MAX);
+  readonly #claims = batcher<ClaimAsk, ClaimedRun>((asks) => this.#claimBatch(asks), CLAIM_BATCH_MAX);
   #claimsMade = 0;
-  readonly #renewals = new WriteBatcher<Renewal, true>({
-    send: (writes) => this.#renewBatch(writes),
-    maxInFlight: 1,
-    maxBatch: RENEWAL_BATCH_MAX,
-    nothingWritten: refusedStatement,
-  });
+  readonly #renewals = batcher<Renewal, true>((writes) => this.#renewBatch(writes), RENEWAL_BATCH_MAX);
   #ready: Promise<void> | undefined;
   #closing: Promise<void> | undefined;
 
@@ -370,7 +354,9 @@ export class PostgresRunStore implements RunStore {
     const alike = new Map<string, BatchedWrite<ClaimAsk>[]>();
     for (const ask of asks) {
       const kind = JSON.stringify([ask.input.holder, ask.input.ttlMs, ask.input.passOver]);
-      alike.set(kind, [...(alike.get(kind) ?? []), ask]);
+      let group = alike.get(kind);
+      if (!group) alike.set(kind, (group = []));
+      group.push(ask);
     }
     for (const group of alike.values()) {
       const { holder, ttlMs, passOver } = group[0]!.input;
@@ -542,6 +528,14 @@ function statementName(sql: string): string {
   let name = statementNames.get(sql);
   if (!name) statementNames.set(sql, (name = `stepwise_runs_${createHash("sha1").update(sql).digest("hex").slice(0, 16)}`));
   return name;
+}
+
+/**
+ * Writes of one kind that share statements: one statement in flight at a time, so that what arrives
+ * meanwhile goes together in the next (a store's writes wait on the database, not on each other's slots).
+ */
+function batcher<I, O>(send: (writes: readonly BatchedWrite<I>[]) => Promise<Map<string, O>>, maxBatch: number): WriteBatcher<I, O> {
+  return new WriteBatcher({ send, maxInFlight: 1, maxBatch, nothingWritten: refusedStatement });
 }
 
 /**

@@ -55,7 +55,7 @@ export class WriteBatcher<I, O> {
     const batch = this.#takeBatch();
     this.#inFlight++;
     try {
-      await this.#send(batch, true);
+      await this.#send(batch);
     } finally {
       this.#inFlight--;
       this.#schedule();
@@ -77,13 +77,14 @@ export class WriteBatcher<I, O> {
     return batch;
   }
 
-  async #send(batch: readonly Waiting<I, O>[], mayRetryAlone: boolean): Promise<void> {
+  /** Sends the batch; a refused batch of several is split into batches of one, which are not split again. */
+  async #send(batch: readonly Waiting<I, O>[]): Promise<void> {
     let outputs: Map<string, O>;
     try {
       outputs = await this.#opts.send(batch.map(({ key, input }) => ({ key, input })));
     } catch (error) {
-      if (mayRetryAlone && batch.length > 1 && this.#opts.nothingWritten(error)) {
-        await Promise.all(batch.map((write) => this.#send([write], false)));
+      if (batch.length > 1 && this.#opts.nothingWritten(error)) {
+        await Promise.all(batch.map((write) => this.#send([write])));
       } else batch.forEach((write) => write.reject(error));
       return;
     }
