@@ -9,8 +9,9 @@
 // - db_writes_per_step: rows inserted or updated in the store's tables (queueing the runs included), per step
 //   made (a logged model call); db_bytes_per_step: those tables' size (indexes and TOAST included) at the end, per step.
 // Then the same with one worker process killed (kill -9) every 10 s, the first 5 s in (a drain may
-// take less than 10 s), round robin, and a new one started in its place: its runs are taken over once their leases (LEASE_MS) run out. Those figures
-// carry "chaos":"kill". Each side runs in a schema of its own, dropped at the end.
+// take less than 10 s), round robin, and a new one started in its place: its runs are taken over once
+// their leases (LEASE_MS) run out. Those figures carry "chaos":"kill". Each side runs in a schema of
+// its own, dropped at the end.
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

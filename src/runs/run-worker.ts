@@ -72,9 +72,8 @@ export async function workRuns(runs: Runs, opts: WorkOptions): Promise<void> {
       let missed = false;
       while (driving.size < concurrency && !opts.signal.aborted && !missed) {
         // A claim for every free slot at once: a store may take them in one statement.
-        const claims = Array.from({ length: concurrency - driving.size }, () =>
-          runs.claimNext({ handBack: handBack.signal, ...(opts.once ? { passOver: [...taken] } : {}) }),
-        );
+        const resume = { handBack: handBack.signal, ...(opts.once ? { passOver: [...taken] } : {}) };
+        const claims = Array.from({ length: concurrency - driving.size }, () => runs.claimNext(resume));
         // Every run claimed is driven, even when another claim failed (the failure then ends the worker).
         const settled = await Promise.allSettled(claims);
         for (const claim of settled) {
