@@ -81,6 +81,40 @@ describe("PostgresTaskStore sharing", () => {
     }
   });
 
+  it("takes a worker's step in one statement, and in a second only when a lease ran out or a task waits for that worker", async () => {
+    const sent: string[] = [];
+    const counting = {
+      query: (config: string | { name?: string; text: string }, values?: unknown[]) => {
+        if (typeof config !== "string" && config.name) sent.push(config.name);
+        return pool.query(config as string, values);
+      },
+      connect: () => pool.connect(),
+      on: (event: "error", listener: (error: Error) => void) => pool.on(event, listener),
+      end: () => pool.end(),
+    };
+    const store = new PostgresTaskStore({ boardId: uniqueBoardId("steps"), pool: counting });
+    const board = new TaskBoard({ store });
+    try {
+      await board.import(dependentTasks(20));
+      let task = await board.claimNext("ann", { leaseMs: 60_000 });
+      for (let steps = 0; task && steps < 5; steps++) task = (await board.completeAndClaim(task.lease, undefined, "ann", { leaseMs: 60_000 })).claim.task;
+      const steps = sent.filter((name) => name.startsWith("stepwise-task-c"));
+      expect(steps).toEqual(["stepwise-task-claim-common", ...Array<string>(5).fill("stepwise-task-complete-claim-common")]);
+      sent.length = 0;
+      await board.claimNext("bob", { leaseMs: 1 });
+      await vitest.expect.poll(() => store.activeLeases()).toBe(1);
+      await board.completeAndClaim((task as NonNullable<typeof task>).lease, undefined, "ann", { leaseMs: 60_000 });
+      expect(sent.filter((name) => name.startsWith("stepwise-task-c"))).toEqual([
+        "stepwise-task-claim-common",
+        "stepwise-task-complete-claim-common",
+        "stepwise-task-complete-claim-full",
+      ]);
+    } finally {
+      await store.deleteBoard();
+      await board.close();
+    }
+  });
+
   it("lets 8 worker processes drain one board of 2,000 dependent tasks: each task once, never before its blockers, no update lost", async () => {
     const boardId = uniqueBoardId("workers");
     const sequence = `stepwise_test_${boardId.replace(/[^a-z0-9]/gi, "_")}`.toLowerCase();

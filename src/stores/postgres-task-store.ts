@@ -39,6 +39,8 @@ type ClaimRow = Partial<TaskRow> & {
   expires_ms: number | null;
   expired: { taskId: string; owner: string | null; token: number; expiresMs: number }[] | null;
   released: string[] | null;
+  /** The common statement found what only the full one handles, and changed nothing. */
+  full_step: boolean;
 };
 
 export type PostgresTaskStoreOptions = {
@@ -80,63 +82,43 @@ const LEASE_HELD = (token: string) => `CASE WHEN state = 'in_progress' AND lease
 /** A timestamptz as milliseconds since 1970, a JSON number. */
 const EPOCH_MS = (column: string) => `(extract(epoch FROM ${column}) * 1000)::float8`;
 
+// The new metadata of a change: merged key by key ($patch), with the keys in $drop deleted.
+const MERGED_METADATA = (patch: string, drop: string) =>
+  `CASE WHEN ${patch}::jsonb = '{}' AND cardinality(${drop}::text[]) = 0 THEN t.metadata ELSE (t.metadata || ${patch}::jsonb) - ${drop}::text[] END`;
+
 // One statement, so one atomic step by one clock (now() is the statement's start), and one round
 // trip: lock the lowest free row (through the ready index, or the assigned one for a task given to
 // this owner) or one whose lease expired, skipping rows another claimer holds; return every other
 // expired task to pending; claim the chosen row under the next lease of that task. Each row is
 // reached by key or by its own partial index, so the cost does not grow with the board, however
-// much of it waits. $1 board, $2 owner, $3 lease in ms. A step that does more (COMPLETE_AND_CLAIM)
-// puts CTEs `before` and `after` these, more candidate ids in `candidates`, more to set on the
-// claimed row in `claimedBlockers`, and more columns in `select`.
-function claimStatement(step: { before?: string; candidates?: string; claimedBlockers?: string; after?: string; select?: string } = {}): string {
-  return `
-  WITH ${step.before ?? ""}expired AS (
-    SELECT t.id, t.owner, t.lease_token, t.lease_expires_at, t.open_blockers FROM stepwise_tasks t
-    WHERE t.board_id = $1 AND t.state = 'in_progress' AND t.lease_expires_at <= now()
-    FOR UPDATE OF t SKIP LOCKED
-  ), ready_pick AS (
-    SELECT id FROM stepwise_tasks WHERE board_id = $1 AND ${IS_READY} ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED
-  ), assigned_pick AS (
-    SELECT id FROM stepwise_tasks WHERE board_id = $1 AND owner = $2 AND ${IS_ASSIGNED} ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED
-  ), picked AS (
-    SELECT id FROM (
-      SELECT id FROM ready_pick UNION ALL SELECT id FROM assigned_pick UNION ALL SELECT id FROM expired WHERE open_blockers = 0${step.candidates ?? ""}
-    ) p ORDER BY id LIMIT 1
-  ), released AS (
-    UPDATE stepwise_tasks t SET state = 'pending', owner = NULL, lease_expires_at = NULL
-    -- The lease conditions again (true of every expired row, which is locked) so the row is found
-    -- through the lease index, never by a scan of the board.
-    WHERE t.board_id = $1 AND t.state = 'in_progress' AND t.lease_expires_at <= now()
-      AND t.id = ANY (ARRAY (SELECT id FROM expired)) AND t.id IS DISTINCT FROM (SELECT id FROM picked)
-    RETURNING t.id
-  ), claimed AS (
-    UPDATE stepwise_tasks t SET state = 'in_progress', owner = $2, lease_token = t.lease_token + 1,
-      lease_expires_at = now() + $3 * interval '1 millisecond'${step.claimedBlockers ?? ""}
-    WHERE t.board_id = $1 AND t.id = (SELECT id FROM picked)
-    RETURNING ${T_COLUMNS}, t.lease_token, ${EPOCH_MS("t.lease_expires_at")} AS expires_ms
-  )${step.after ?? ""}
-  SELECT c.*,
-    -- Every expired lease ended here: its task was either released or claimed again.
-    (SELECT json_agg(json_build_object('taskId', id::text, 'owner', owner, 'token', lease_token,
-       'expiresMs', ${EPOCH_MS("lease_expires_at")}) ORDER BY id) FROM expired) AS expired,
-    (SELECT json_agg(id::text ORDER BY id) FROM released) AS released${step.select ?? ""}
-  FROM (SELECT 1) AS one LEFT JOIN claimed c ON true`;
-}
-const CLAIM = claimStatement();
-
-// The new metadata of a change: merged key by key ($patch), with the keys in $drop deleted.
-const MERGED_METADATA = (patch: string, drop: string) =>
-  `CASE WHEN ${patch}::jsonb = '{}' AND cardinality(${drop}::text[]) = 0 THEN t.metadata ELSE (t.metadata || ${patch}::jsonb) - ${drop}::text[] END`;
-
-// completeAndClaim: the fenced completion of task $4 under lease token $7 (metadata merged with $5,
-// keys in $6 deleted) and the tasks it blocked counted down, then the claim of claimStatement, in
-// which a task this completion frees competes too (`freed`: its last open blocker was the task just
+// much of it waits. $1 board, $2 owner, $3 lease in ms.
+//
+// Most steps find no expired lease and no task assigned to the claimer, and then the parts that
+// handle those do nothing, yet their plan nodes are still set up and torn down on every run: about a
+// tenth of the database's time per step on the board-claims bench (`npm run bench -- --only board-claims`). So
+// each step comes in two statements. The common one (`common: true`) leaves those parts out and
+// first checks, by one probe of each of their indexes, that no such row exists; if one does, it
+// changes nothing and says so (`full_step`), and the full statement runs instead. It checks
+// without skipping locked rows, so it steps aside whenever the full statement might find such a
+// row; when it does not, the full statement would have done exactly what it does.
+//
+// A step that completes a task first (`completes`): the fenced completion of task $4 under lease
+// token $7 (metadata merged with $5, keys in $6 deleted) and the tasks it blocked counted down. A
+// task this completion frees competes in the claim (`freed`: its last open blocker was the task just
 // completed; the claim then counts it down itself, as one statement may change a row only once).
 // When the completion was refused, `db_now` says when, for the TaskLeaseError.
-const COMPLETE_AND_CLAIM = claimStatement({
-  before: `done AS (
+function claimStatement(step: { common: boolean; completes: boolean }): string {
+  const proceed = step.common ? " AND NOT (SELECT full_step FROM guard)" : "";
+  const ctes = [
+    step.common &&
+      `guard AS (
+    SELECT EXISTS (SELECT 1 FROM stepwise_tasks WHERE board_id = $1 AND state = 'in_progress' AND lease_expires_at <= now())
+      OR EXISTS (SELECT 1 FROM stepwise_tasks WHERE board_id = $1 AND owner = $2 AND ${IS_ASSIGNED}) AS full_step
+  )`,
+    step.completes &&
+      `done AS (
     UPDATE stepwise_tasks t SET state = 'completed', lease_expires_at = NULL, metadata = ${MERGED_METADATA("$5", "$6")}
-    WHERE t.board_id = $1 AND t.id = $4 AND ${LEASE_HELD("$7")}
+    WHERE t.board_id = $1 AND t.id = $4 AND ${LEASE_HELD("$7")}${proceed}
     RETURNING ${T_COLUMNS}
   ), freed AS (
     -- The ids as one array value and no ORDER BY … LIMIT, so that the rows are reached by key, never
@@ -145,17 +127,62 @@ const COMPLETE_AND_CLAIM = claimStatement({
     WHERE d.board_id = $1 AND d.id = ANY ((SELECT blocks FROM done)::bigint[])
       AND d.state = 'pending' AND d.open_blockers = 1 AND (d.owner IS NULL OR d.owner = $2)
     FOR UPDATE OF d SKIP LOCKED
-  ), `,
-  candidates: " UNION ALL SELECT id FROM freed",
-  claimedBlockers: ", open_blockers = t.open_blockers - CASE WHEN t.id IN (SELECT id FROM freed) THEN 1 ELSE 0 END",
-  after: `, counted AS (
+  )`,
+    !step.common &&
+      `expired AS (
+    SELECT t.id, t.owner, t.lease_token, t.lease_expires_at, t.open_blockers FROM stepwise_tasks t
+    WHERE t.board_id = $1 AND t.state = 'in_progress' AND t.lease_expires_at <= now()
+    FOR UPDATE OF t SKIP LOCKED
+  ), assigned_pick AS (
+    SELECT id FROM stepwise_tasks WHERE board_id = $1 AND owner = $2 AND ${IS_ASSIGNED} ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED
+  )`,
+    `ready_pick AS (
+    SELECT id FROM stepwise_tasks WHERE board_id = $1 AND ${IS_READY}${proceed} ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED
+  ), picked AS (
+    SELECT id FROM (
+      SELECT id FROM ready_pick${step.common ? "" : " UNION ALL SELECT id FROM assigned_pick UNION ALL SELECT id FROM expired WHERE open_blockers = 0"}${step.completes ? " UNION ALL SELECT id FROM freed" : ""}
+    ) p ORDER BY id LIMIT 1
+  )`,
+    !step.common &&
+      `released AS (
+    UPDATE stepwise_tasks t SET state = 'pending', owner = NULL, lease_expires_at = NULL
+    -- The lease conditions again (true of every expired row, which is locked) so the row is found
+    -- through the lease index, never by a scan of the board.
+    WHERE t.board_id = $1 AND t.state = 'in_progress' AND t.lease_expires_at <= now()
+      AND t.id = ANY (ARRAY (SELECT id FROM expired)) AND t.id IS DISTINCT FROM (SELECT id FROM picked)
+    RETURNING t.id
+  )`,
+    `claimed AS (
+    UPDATE stepwise_tasks t SET state = 'in_progress', owner = $2, lease_token = t.lease_token + 1,
+      lease_expires_at = now() + $3 * interval '1 millisecond'${step.completes ? ", open_blockers = t.open_blockers - CASE WHEN t.id IN (SELECT id FROM freed) THEN 1 ELSE 0 END" : ""}
+    WHERE t.board_id = $1 AND t.id = (SELECT id FROM picked)
+    RETURNING ${T_COLUMNS}, t.lease_token, ${EPOCH_MS("t.lease_expires_at")} AS expires_ms
+  )`,
+    step.completes &&
+      `counted AS (
     UPDATE stepwise_tasks d SET open_blockers = d.open_blockers - 1
     WHERE d.board_id = $1 AND d.id = ANY ((SELECT blocks FROM done)::bigint[]) AND d.id IS DISTINCT FROM (SELECT id FROM picked)
   )`,
-  select: `,
-    (SELECT to_jsonb(done) FROM done) AS completed,
-    CASE WHEN NOT EXISTS (SELECT 1 FROM done) THEN now() END AS db_now`,
-});
+  ];
+  const columns = [
+    step.common
+      ? "NULL::json AS expired, NULL::json AS released, (SELECT full_step FROM guard) AS full_step"
+      : `-- Every expired lease ended here: its task was either released or claimed again.
+    (SELECT json_agg(json_build_object('taskId', id::text, 'owner', owner, 'token', lease_token,
+       'expiresMs', ${EPOCH_MS("lease_expires_at")}) ORDER BY id) FROM expired) AS expired,
+    (SELECT json_agg(id::text ORDER BY id) FROM released) AS released, false AS full_step`,
+    step.completes && "(SELECT to_jsonb(done) FROM done) AS completed, CASE WHEN NOT EXISTS (SELECT 1 FROM done) THEN now() END AS db_now",
+  ];
+  return `
+  WITH ${ctes.filter(Boolean).join(", ")}
+  SELECT c.*,
+    ${columns.filter(Boolean).join(",\n    ")}
+  FROM (SELECT 1) AS one LEFT JOIN claimed c ON true`;
+}
+
+/** A step's two statements, named for the pool's prepared statements: the common one and the full one it may step aside for. */
+const CLAIM = { name: "stepwise-task-claim", common: claimStatement({ common: true, completes: false }), full: claimStatement({ common: false, completes: false }) };
+const COMPLETE_AND_CLAIM = { name: "stepwise-task-complete-claim", common: claimStatement({ common: true, completes: true }), full: claimStatement({ common: false, completes: true }) };
 
 /**
  * A change to one task that adds no edge, as one statement: check the fence, apply the change as
@@ -428,10 +455,17 @@ export class PostgresTaskStore implements TaskStore {
   async claimNext(owner: string, opts: ClaimOptions = {}): Promise<TaskClaim> {
     const leaseMs = leaseDuration(opts.leaseMs);
     await this.#init();
-    const { rows } = await retryConflicts(() =>
-      this.#pool.query<ClaimRow>({ name: "stepwise-task-claim", text: CLAIM, values: [this.boardId, owner, leaseMs] }),
-    );
-    return this.#claimed(rows[0] as ClaimRow);
+    return this.#claimed(await this.#step<ClaimRow>(CLAIM, [this.boardId, owner, leaseMs]));
+  }
+
+  /** Runs a step's common statement, and its full one when the common one stepped aside (see claimStatement). */
+  async #step<Row extends ClaimRow>(statement: { name: string; common: string; full: string }, values: unknown[]): Promise<Row> {
+    const run = async (kind: "common" | "full") => {
+      const { rows } = await retryConflicts(() => this.#pool.query<Row>({ name: `${statement.name}-${kind}`, text: statement[kind], values }));
+      return rows[0] as Row;
+    };
+    const common = await run("common");
+    return common.full_step ? run("full") : common;
   }
 
   /** The claim a claim statement's row describes, announced. */
@@ -449,8 +483,7 @@ export class PostgresTaskStore implements TaskStore {
     await this.#init();
     const patch = metadataPatch(metadata);
     const values = [this.boardId, owner, leaseMs, isTaskId(lease.taskId) ? lease.taskId : "0", patch.merge, patch.drop, lease.token];
-    const { rows } = await retryConflicts(() => this.#pool.query<CompleteRow>({ name: "stepwise-task-complete-claim", text: COMPLETE_AND_CLAIM, values }));
-    const row = rows[0] as CompleteRow;
+    const row = await this.#step<CompleteRow>(COMPLETE_AND_CLAIM, values);
     const done = row.completed;
     if (done) this.#announce({ boardId: this.boardId, action: "updated", taskIds: [String(done.id)] });
     const completed = done

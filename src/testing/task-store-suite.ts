@@ -360,6 +360,34 @@ export function describeTaskStore(name: string, open: () => Promise<TaskStoreFix
       await viewMatchesBoard("drained");
     });
 
+    it("completes and claims in one step while another lease ran out: that task comes back, and competes by its id", async () => {
+      const board = new TaskBoard({ store });
+      await seed(3);
+      const ann = await board.claimNext("ann", { leaseMs: LONG });
+      const lost = (await claim("bob", 1))?.lease as NonNullable<Awaited<ReturnType<typeof claim>>>["lease"];
+      await eventually("bob's lease to run out", async () => (await store.activeLeases()) === 1);
+      const step = await board.completeAndClaim(ann?.lease as NonNullable<typeof ann>["lease"], undefined, "ann", { leaseMs: LONG });
+      expect(step.completed).toMatchObject({ id: "1", state: "completed" });
+      expect(step.claim.expired).toEqual([lost]);
+      expect(step.claim.task).toMatchObject({ id: "2", owner: "ann" });
+      expect(step.claim.task?.lease.token).not.toBe(lost.token);
+      expect(await store.get("3")).toMatchObject({ state: "pending", owner: null });
+    });
+
+    it("completes and claims a task given to the claimer before a higher-numbered free one, and leaves others' tasks alone", async () => {
+      const board = new TaskBoard({ store });
+      await seed(4);
+      await store.update("2", { owner: "ann" });
+      await store.update("3", { owner: "bob" });
+      const first = await board.claimNext("ann", { leaseMs: LONG });
+      expect(first).toMatchObject({ id: "1" });
+      const step = await board.completeAndClaim(first?.lease as NonNullable<typeof first>["lease"], undefined, "ann", { leaseMs: LONG });
+      expect(step.claim.task).toMatchObject({ id: "2", owner: "ann" });
+      const next = await board.completeAndClaim(step.claim.task?.lease as NonNullable<typeof first>["lease"], undefined, "ann", { leaseMs: LONG });
+      expect(next.claim.task).toMatchObject({ id: "4", owner: "ann" });
+      expect(await store.get("3")).toMatchObject({ state: "pending", owner: "bob" });
+    });
+
     it("finds tasks by the outside id an import kept, and several by id at once", async () => {
       await store.replaceAll([
         { id: "PROJ-1", subject: "Design" },
