@@ -180,7 +180,7 @@ function claimStatement(step: { common: boolean; completes: boolean }): string {
   FROM (SELECT 1) AS one LEFT JOIN claimed c ON true`;
 }
 
-/** A step's two statements, named for the pool's prepared statements: the common one and the full one it may step aside for. */
+/** A step's two statements: the common one and the full one it may step aside for (prepared as `${name}-common` and `${name}-full`). */
 const CLAIM = { name: "stepwise-task-claim", common: claimStatement({ common: true, completes: false }), full: claimStatement({ common: false, completes: false }) };
 const COMPLETE_AND_CLAIM = { name: "stepwise-task-complete-claim", common: claimStatement({ common: true, completes: true }), full: claimStatement({ common: false, completes: true }) };
 
