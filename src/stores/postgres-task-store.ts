@@ -95,12 +95,12 @@ const MERGED_METADATA = (patch: string, drop: string) =>
 //
 // Most steps find no expired lease and no task assigned to the claimer, and then the parts that
 // handle those do nothing, yet their plan nodes are still set up and torn down on every run: about a
-// tenth of the database's time per step on the board-claims bench (`npm run bench -- --only board-claims`). So
-// each step comes in two statements. The common one (`common: true`) leaves those parts out and
-// first checks, by one probe of each of their indexes, that no such row exists; if one does, it
-// changes nothing and says so (`full_step`), and the full statement runs instead. It checks
-// without skipping locked rows, so it steps aside whenever the full statement might find such a
-// row; when it does not, the full statement would have done exactly what it does.
+// tenth of the database's time per step (`npm run bench -- --only board-claims`). So each step comes
+// in two statements. The common one (`common: true`) leaves those parts out and first checks, by
+// one probe of each of their indexes, that no such row exists; if one does, it changes nothing and
+// says so (`full_step`), and the full statement runs instead. It checks without skipping locked
+// rows, so it steps aside whenever the full statement might find such a row; when it does not, the
+// full statement would have done exactly what it does.
 //
 // A step that completes a task first (`completes`): the fenced completion of task $4 under lease
 // token $7 (metadata merged with $5, keys in $6 deleted) and the tasks it blocked counted down. A
