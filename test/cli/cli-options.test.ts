@@ -89,13 +89,14 @@ describe("a closed output", () => {
     const home = freshHome();
     const ws = workspace(home);
     expect((await runCli(["run", "Report", "-s", "tasks", "-m", "scripted:demo", "-w", ws], { home })).code).toBe(0);
-    for (const args of [["runs", "list"], ["plans", "list"], ["tasks", "list"], ["tasks", "boards"], ["runs", "show", "0"], ["run", "Again", "-m", "scripted:demo", "-w", ws]]) {
+    // "no-such-run" is not hex, so it is never a prefix of a run's id ("0" was, for one run in 16).
+    for (const args of [["runs", "list"], ["plans", "list"], ["tasks", "list"], ["tasks", "boards"], ["runs", "show", "no-such-run"], ["run", "Again", "-m", "scripted:demo", "-w", ws]]) {
       const run = startCli(args, { home });
       // The reading end closes before the command writes anything: its first write meets EPIPE.
       run.child.stdout?.destroy();
       const code = await run.exited;
       expect(code, args.join(" ")).toBe(args[1] === "show" ? 2 : exitCodeOf("output-closed"));
-      expect(run.stderr(), args.join(" ")).toEqual(args[1] === "show" ? expect.stringMatching(/^stepwise: there is no run 0 /) : "");
+      expect(run.stderr(), args.join(" ")).toEqual(args[1] === "show" ? expect.stringMatching(/^stepwise: there is no run no-such-run /) : "");
     }
     // The run whose output closed stopped as if killed: --resume goes on from its last checkpoint.
     const resumed = await runCli(["run", "--resume"], { home });
