@@ -107,13 +107,17 @@ const MERGED_METADATA = (patch: string, drop: string) =>
 // task this completion frees competes in the claim (`freed`: its last open blocker was the task just
 // completed; the claim then counts it down itself, as one statement may change a row only once).
 // When the completion was refused, `db_now` says when, for the TaskLeaseError.
+// What the common statement's guard probes for, as the full statement's parts look for it.
+const LEASE_RAN_OUT = "state = 'in_progress' AND lease_expires_at <= now()";
+const ASSIGNED_TO_CLAIMER = `owner = $2 AND ${IS_ASSIGNED}`;
+
 function claimStatement(step: { common: boolean; completes: boolean }): string {
   const proceed = step.common ? " AND NOT (SELECT full_step FROM guard)" : "";
   const ctes = [
     step.common &&
       `guard AS (
-    SELECT EXISTS (SELECT 1 FROM stepwise_tasks WHERE board_id = $1 AND state = 'in_progress' AND lease_expires_at <= now())
-      OR EXISTS (SELECT 1 FROM stepwise_tasks WHERE board_id = $1 AND owner = $2 AND ${IS_ASSIGNED}) AS full_step
+    SELECT EXISTS (SELECT 1 FROM stepwise_tasks WHERE board_id = $1 AND ${LEASE_RAN_OUT})
+      OR EXISTS (SELECT 1 FROM stepwise_tasks WHERE board_id = $1 AND ${ASSIGNED_TO_CLAIMER}) AS full_step
   )`,
     step.completes &&
       `done AS (
@@ -131,10 +135,10 @@ function claimStatement(step: { common: boolean; completes: boolean }): string {
     !step.common &&
       `expired AS (
     SELECT t.id, t.owner, t.lease_token, t.lease_expires_at, t.open_blockers FROM stepwise_tasks t
-    WHERE t.board_id = $1 AND t.state = 'in_progress' AND t.lease_expires_at <= now()
+    WHERE t.board_id = $1 AND ${LEASE_RAN_OUT}
     FOR UPDATE OF t SKIP LOCKED
   ), assigned_pick AS (
-    SELECT id FROM stepwise_tasks WHERE board_id = $1 AND owner = $2 AND ${IS_ASSIGNED} ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED
+    SELECT id FROM stepwise_tasks WHERE board_id = $1 AND ${ASSIGNED_TO_CLAIMER} ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED
   )`,
     `ready_pick AS (
     SELECT id FROM stepwise_tasks WHERE board_id = $1 AND ${IS_READY}${proceed} ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED
@@ -148,7 +152,7 @@ function claimStatement(step: { common: boolean; completes: boolean }): string {
     UPDATE stepwise_tasks t SET state = 'pending', owner = NULL, lease_expires_at = NULL
     -- The lease conditions again (true of every expired row, which is locked) so the row is found
     -- through the lease index, never by a scan of the board.
-    WHERE t.board_id = $1 AND t.state = 'in_progress' AND t.lease_expires_at <= now()
+    WHERE t.board_id = $1 AND ${LEASE_RAN_OUT}
       AND t.id = ANY (ARRAY (SELECT id FROM expired)) AND t.id IS DISTINCT FROM (SELECT id FROM picked)
     RETURNING t.id
   )`,
@@ -180,9 +184,17 @@ function claimStatement(step: { common: boolean; completes: boolean }): string {
   FROM (SELECT 1) AS one LEFT JOIN claimed c ON true`;
 }
 
-/** A step's two statements: the common one and the full one it may step aside for (prepared as `${name}-common` and `${name}-full`). */
-const CLAIM = { name: "stepwise-task-claim", common: claimStatement({ common: true, completes: false }), full: claimStatement({ common: false, completes: false }) };
-const COMPLETE_AND_CLAIM = { name: "stepwise-task-complete-claim", common: claimStatement({ common: true, completes: true }), full: claimStatement({ common: false, completes: true }) };
+type StepStatements = Record<"common" | "full", { name: string; text: string }>;
+
+/** A step's two statements, prepared under `name`: the common one and the full one it may step aside for. */
+function stepStatements(name: string, completes: boolean): StepStatements {
+  return {
+    common: { name: `${name}-common`, text: claimStatement({ common: true, completes }) },
+    full: { name: `${name}-full`, text: claimStatement({ common: false, completes }) },
+  };
+}
+const CLAIM = stepStatements("stepwise-task-claim", false);
+const COMPLETE_AND_CLAIM = stepStatements("stepwise-task-complete-claim", true);
 
 /**
  * A change to one task that adds no edge, as one statement: check the fence, apply the change as
@@ -459,9 +471,9 @@ export class PostgresTaskStore implements TaskStore {
   }
 
   /** Runs a step's common statement, and its full one when the common one stepped aside (see claimStatement). */
-  async #step<Row extends ClaimRow>(statement: { name: string; common: string; full: string }, values: unknown[]): Promise<Row> {
-    const run = async (kind: "common" | "full") => {
-      const { rows } = await retryConflicts(() => this.#pool.query<Row>({ name: `${statement.name}-${kind}`, text: statement[kind], values }));
+  async #step<Row extends ClaimRow>(statements: StepStatements, values: unknown[]): Promise<Row> {
+    const run = async (kind: keyof StepStatements) => {
+      const { rows } = await retryConflicts(() => this.#pool.query<Row>({ ...statements[kind], values }));
       return rows[0] as Row;
     };
     const common = await run("common");
