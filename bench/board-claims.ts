@@ -1,13 +1,15 @@
 // Claims on one shared PostgreSQL task board, against two bare-SQL sides measured in the same run
 // (raw-sql-claims.ts): workers, each with its own connection pool as a separate process would have,
-// drain 2,000 tasks. Three sides, every one loaded and then ANALYZEd:
+// drain 2,000 tasks. Three sides, each on tables made for the round, loaded, then VACUUM ANALYZEd
+// (no side drains through dead rows an earlier round left), with every worker connected before the
+// clock starts:
 // - Stepwise: TaskBoard + runWorkerPool on 2,000 tasks with dependencies (leases, fencing, events);
 // - bare SQL: the same tasks and the same blocker check, no leases, no fencing;
 // - the floor: a pgbench-style ready queue of 2,000 tasks without dependencies, two prepared statements.
 // Each side runs ROUNDS times at each worker count, the order rotating so that each side goes first
 // once; a figure is the median of its rounds, with their range. `claims_over_floor` is the median of
-// each round's Stepwise/floor ratio (the two measured back to back). Everything runs in a schema of
-// its own, dropped at the end.
+// each round's Stepwise/floor ratio (the two measured back to back). Everything runs in schemas of
+// its own (Stepwise's board one per round), dropped at the end.
 import pg from "pg";
 import { TaskBoard } from "../src/planning/tasks/task-board.js";
 import { runWorkerPool } from "../src/planning/tasks/worker-pool.js";
@@ -32,14 +34,18 @@ type Measured = { workers: number; rounds: Round[] };
 let lastMeasured: Measured[] = [];
 
 /** Stepwise draining the dependent workload with `workers` pools: claims per second and tasks handed out twice. */
-async function stepwiseClaims(url: string, workers: number): Promise<{ perSecond: number; doubleClaims: number }> {
-  const boardId = uniqueBoardId("bench");
-  const pools = Array.from({ length: workers }, () => new pg.Pool({ connectionString: url, max: 2 }));
+async function stepwiseClaims(workers: number): Promise<{ perSecond: number; doubleClaims: number }> {
+  // The round's schema keeps the board apart from every other, so its id can be as short as a user's.
+  const boardId = "bench";
+  const schema = await freshSchema();
+  const pools = Array.from({ length: workers }, () => new pg.Pool({ connectionString: schema.url, max: 2 }));
   const boards = pools.map((pool) => new TaskBoard({ store: new PostgresTaskStore({ boardId, pool }) }));
   const seeder = boards[0] as TaskBoard;
   try {
     await seeder.import(dependentTasks(TASKS));
-    await (pools[0] as pg.Pool).query("ANALYZE stepwise_tasks");
+    await (pools[0] as pg.Pool).query("VACUUM ANALYZE stepwise_tasks");
+    // Connects every worker's pool (the bare sides' drain does the same) and prepares each store.
+    await Promise.all(boards.map((board) => board.counts()));
     const claims = new Map<string, number>();
     const started = performance.now();
     await Promise.all(
@@ -61,14 +67,14 @@ async function stepwiseClaims(url: string, workers: number): Promise<{ perSecond
     return { perSecond: Math.round(total / seconds), doubleClaims: total - claims.size };
   } finally {
     await Promise.all(boards.map((board) => board.close()));
-    await (seeder.store as PostgresTaskStore).deleteBoard().catch(() => undefined);
     await Promise.all(pools.map((pool) => pool.end()));
+    await schema.drop();
   }
 }
 
 /** One side once with `workers` pools of its own. */
 async function runSide(side: Side, url: string, workers: number): Promise<{ perSecond: number; doubleClaims: number }> {
-  if (side === "stepwise") return stepwiseClaims(url, workers);
+  if (side === "stepwise") return stepwiseClaims(workers);
   const pools = Array.from({ length: workers }, () => new pg.Pool({ connectionString: url, max: 2 }));
   const table = `bench_${side}_${uniqueBoardId("t").replace(/[^a-z0-9]/gi, "_")}`.toLowerCase();
   try {

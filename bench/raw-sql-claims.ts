@@ -7,7 +7,7 @@
 //   stops after two empty looks in a row with nothing in progress, as the pool does;
 // - the floor (floorClaimsPerSecond): a pgbench-style ready queue of as many tasks, no blockers,
 //   claimed with FOR UPDATE SKIP LOCKED and marked done: two prepared statements, nothing else.
-// Both are loaded and then ANALYZEd, so their plans are the ones a tuned database would pick.
+// Both are loaded and then VACUUM ANALYZEd, so their plans are the ones a tuned database would pick.
 import pg from "pg";
 import type { TaskImport } from "../src/planning/tasks/task.js";
 
@@ -21,7 +21,7 @@ export async function rawSqlClaimsPerSecond(opts: Drain & { tasks: readonly Task
       [JSON.stringify(opts.tasks.map((task) => ({ id: Number(task.id), blocked_by: `{${(task.blockedBy ?? []).join(",")}}` })))],
     );
     await admin.query(`CREATE INDEX ON ${table} (id) WHERE state = 'pending'`);
-    await admin.query(`ANALYZE ${table}`);
+    await admin.query(`VACUUM ANALYZE ${table}`);
     const claim = {
       name: `claim-${opts.table}`,
       text: `UPDATE ${table} SET state = 'in_progress' WHERE id = (
@@ -58,7 +58,7 @@ export async function floorClaimsPerSecond(opts: Drain & { tasks: number }): Pro
   return withTable(opts, `CREATE TABLE ${table} (id bigint PRIMARY KEY, state text NOT NULL)`, async (admin) => {
     await admin.query(`INSERT INTO ${table} SELECT i, 'pending' FROM generate_series(1, $1::int) AS i`, [opts.tasks]);
     await admin.query(`CREATE INDEX ON ${table} (id) WHERE state = 'pending'`);
-    await admin.query(`ANALYZE ${table}`);
+    await admin.query(`VACUUM ANALYZE ${table}`);
     const claim = {
       name: `floor-claim-${opts.table}`,
       text: `UPDATE ${table} SET state = 'running' WHERE id = (
@@ -90,8 +90,12 @@ async function withTable(opts: Drain, ddl: string, body: (admin: pg.Pool) => Pro
   }
 }
 
-/** Runs `worker` on every pool at once; claims per second over the whole drain, which must claim `expected` tasks. */
+/**
+ * Runs `worker` on every pool at once, each pool connected before the clock starts; claims per second
+ * over the whole drain, which must claim `expected` tasks.
+ */
 async function drain(pools: readonly pg.Pool[], expected: number, worker: (pool: pg.Pool) => Promise<number>): Promise<number> {
+  await Promise.all(pools.map((pool) => pool.query("SELECT 1")));
   const started = performance.now();
   const claims = (await Promise.all(pools.map(worker))).reduce((sum, n) => sum + n, 0);
   const seconds = (performance.now() - started) / 1000;
