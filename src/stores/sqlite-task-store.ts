@@ -178,7 +178,7 @@ export class SqliteTaskStore implements TaskStore {
       const { tasks, leases } = this.#loadBoard();
       const current = tasks.get(id);
       if (current && opts.lease) checkFence(current, leases.get(id), opts.lease, this.#now());
-      for (const changedId of applyChange(tasks, blockerGraph(tasks.values()), id, change)) {
+      for (const changedId of applyChange(tasks, blockerGraph(tasks), id, change)) {
         const task = tasks.get(changedId) as Task;
         this.#save(task, settleLease(task, leases.get(changedId)));
       }

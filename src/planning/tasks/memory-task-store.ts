@@ -62,9 +62,14 @@ export class MemoryTaskStore implements TaskStore {
   async update(id: string, change: TaskChange, opts: FencedWrite = {}): Promise<Task> {
     const current = this.#tasks.get(id);
     if (current && opts.lease) checkFence(current, this.#leases.get(id), opts.lease, this.#now());
-    // Work on copies so a refused change leaves the board untouched.
-    const working = new Map([...this.#tasks].map(([key, task]) => [key, cloneTask(task)]));
-    const changed = applyChange(working, blockerGraph(this.#tasks.values()), id, change);
+    // Work on copies of the tasks the change can touch (it and the ends of its new edges), so a
+    // refused change leaves the board untouched and a change costs the same on a board of any size.
+    const working = new Map<string, Task>();
+    for (const key of [id, ...(change.addBlocks ?? []), ...(change.addBlockedBy ?? [])]) {
+      const task = this.#tasks.get(key);
+      if (task) working.set(key, cloneTask(task));
+    }
+    const changed = applyChange(working, blockerGraph(this.#tasks), id, change);
     for (const changedId of changed) this.#tasks.set(changedId, working.get(changedId) as Task);
     const task = this.#tasks.get(id) as Task;
     this.#leases.set(id, settleLease(task, this.#leases.get(id)));

@@ -1,15 +1,18 @@
 import { compareTaskIds, isTaskId, TASK_STATES, TaskRuleError, type Task, type TaskChange, type TaskImport, type TaskState } from "./task.js";
 
 /** The dependency graph as the edge rules need it: every task id, mapped to the ids it waits on. */
-export type BlockerGraph = ReadonlyMap<string, readonly string[]>;
+export type BlockerGraph = {
+  has(id: string): boolean;
+  get(id: string): readonly string[] | undefined;
+  keys(): Iterable<string>;
+};
 
 /** A new edge: `blocked` cannot start until `blocker` is completed. */
 export type Edge = { blocker: string; blocked: string };
 
-export function blockerGraph(tasks: Iterable<Task>): Map<string, string[]> {
-  const graph = new Map<string, string[]>();
-  for (const task of tasks) graph.set(task.id, task.blockedBy);
-  return graph;
+/** The graph of a board held in memory, read from its tasks as they are (building nothing). */
+export function blockerGraph(tasks: ReadonlyMap<string, Task>): BlockerGraph {
+  return { has: (id) => tasks.has(id), get: (id) => tasks.get(id)?.blockedBy, keys: () => tasks.keys() };
 }
 
 /** `known` lists ids that exist (some of them, when `total` says how many there are in all). */
