@@ -2,12 +2,23 @@ import { viewGroups, type TaskListFilter } from "../planning/tasks/task-list-vie
 
 // A pending task is free to start when it has no owner and none of its blockers (a JSON array of
 // ids) is a task on the board that is not completed; a deleted blocker counts as done.
+// CROSS JOIN keeps SQLite's join order: each blocker id, then its row by key. Left to choose, SQLite
+// walked the whole board for every task it checked (36 s for the counts of 20,000 tasks, now 16 ms).
 const OPEN_BLOCKER = `EXISTS (SELECT 1 FROM json_each(t.blocked_by) AS b
-  JOIN stepwise_tasks x ON x.board_id = t.board_id AND x.id = b.value WHERE x.state <> 'completed')`;
+  CROSS JOIN stepwise_tasks x ON x.board_id = t.board_id AND x.id = b.value WHERE x.state <> 'completed')`;
 const IS_READY = `t.state = 'pending' AND t.owner IS NULL AND NOT ${OPEN_BLOCKER}`;
 const IS_WAITING = `t.state = 'pending' AND (t.owner IS NOT NULL OR ${OPEN_BLOCKER})`;
 /** Each view group's rows, by rank (see viewGroups). */
 const GROUP_WHERE = ["t.state = 'in_progress'", IS_READY, IS_WAITING, "t.state = 'completed'"];
+
+/**
+ * The task @owner should claim next (@board): the lowest-numbered pending, unblocked task that is
+ * unowned or already theirs, reached through the state index, so completed tasks are never read.
+ */
+export const SQLITE_NEXT_CLAIMABLE = `
+  SELECT t.* FROM stepwise_tasks t
+  WHERE t.board_id = @board AND t.state = 'pending' AND (t.owner IS NULL OR t.owner = @owner) AND NOT ${OPEN_BLOCKER}
+  ORDER BY t.id LIMIT 1`;
 
 /** The board's counts in one statement (@board), without reading the tasks out of the database. */
 export const SQLITE_COUNTS = `
@@ -29,7 +40,7 @@ export function sqliteTaskView(filter: TaskListFilter): { page: string; matching
   );
   const page = `
     SELECT v.*, (SELECT json_group_object(x.id, x.state) FROM json_each(v.blocked_by) AS b
-      JOIN stepwise_tasks x ON x.board_id = v.board_id AND x.id = b.value) AS blocker_states
+      CROSS JOIN stepwise_tasks x ON x.board_id = v.board_id AND x.id = b.value) AS blocker_states
     FROM (SELECT * FROM (${branches.join(" UNION ALL ")}) ORDER BY rank, id LIMIT @limit) v ORDER BY v.id`;
   if (filter.owner === undefined) return { page };
   const where = groups.map((group) => `(${GROUP_WHERE[group.rank]})`).join(" OR ");
