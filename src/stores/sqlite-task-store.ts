@@ -1,9 +1,8 @@
 import { applyChange, blockerGraph, checkReservedId, idRange, nextFreeId, normalizeImport, removeTask, unknownTaskError } from "../planning/tasks/task-graph.js";
 import {
   checkFence,
-  claimStep,
   leaseDuration,
-  liveLeases,
+  leaseOf,
   renewStep,
   settleLease,
   type ClaimOptions,
@@ -17,7 +16,7 @@ import { matchingFromCounts, type TaskCounts, type TaskListFilter, type TaskList
 import { cloneTask, isTaskId, newTask, TaskRuleError, type Task, type TaskChange, type TaskDraft, type TaskImport, type TaskState } from "../planning/tasks/task.js";
 import type { SqliteConnection } from "./sqlite-connection.js";
 import { openSqliteDatabase, sqliteDatabase, type SqliteDatabase } from "./sqlite-database.js";
-import { SQLITE_COUNTS, sqliteTaskView } from "./sqlite-task-view.js";
+import { SQLITE_COUNTS, SQLITE_NEXT_CLAIMABLE, sqliteTaskView } from "./sqlite-task-view.js";
 
 type TaskRow = {
   id: number;
@@ -52,6 +51,8 @@ const SCHEMA = `
     PRIMARY KEY (board_id, id)
   );
 `;
+// Made after the columns are: claims and lease checks reach the tasks of one state through it.
+const INDEXES = "CREATE INDEX IF NOT EXISTS stepwise_tasks_by_state ON stepwise_tasks (board_id, state, id)";
 
 // Columns added after the first release; a file made by an older Stepwise gets them on open.
 const ADDED_COLUMNS: { table: string; column: string; definition: string }[] = [
@@ -104,6 +105,7 @@ export class SqliteTaskStore implements TaskStore {
         const columns = this.#db.prepare(`SELECT name FROM pragma_table_info('${table}')`).pluck().all() as string[];
         if (!columns.includes(column)) this.#db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${definition}`);
       }
+      this.#db.exec(INDEXES);
       this.#db.prepare("INSERT OR IGNORE INTO stepwise_task_boards (board_id, next_id) VALUES (?, 1)").run(this.boardId);
     });
   }
@@ -175,9 +177,12 @@ export class SqliteTaskStore implements TaskStore {
 
   async update(id: string, change: TaskChange, opts: FencedWrite = {}): Promise<Task> {
     return this.#write(() => {
-      const { tasks, leases } = this.#loadBoard();
+      // Only a new edge needs the whole board (to refuse a cycle); any other change reads its task alone.
+      const addsEdges = (change.addBlocks?.length ?? 0) + (change.addBlockedBy?.length ?? 0) > 0;
+      const { tasks, leases } = addsEdges ? this.#loadBoard() : this.#loadTask(id);
       const current = tasks.get(id);
-      if (current && opts.lease) checkFence(current, leases.get(id), opts.lease, this.#now());
+      if (!current) throw unknownTaskError(id, this.#ids());
+      if (opts.lease) checkFence(current, leases.get(id), opts.lease, this.#now());
       for (const changedId of applyChange(tasks, blockerGraph(tasks), id, change)) {
         const task = tasks.get(changedId) as Task;
         this.#save(task, settleLease(task, leases.get(changedId)));
@@ -195,13 +200,33 @@ export class SqliteTaskStore implements TaskStore {
     });
   }
 
+  /**
+   * The memory store's claim step (claimStep) in SQL, reading only the rows it changes: every task
+   * whose lease ran out goes back to pending, unowned, and then the lowest free task is claimed.
+   */
   async claimNext(owner: string, opts: ClaimOptions = {}): Promise<TaskClaim> {
     const leaseMs = leaseDuration(opts.leaseMs);
     return this.#write(() => {
-      const { tasks, leases } = this.#loadBoard();
-      const { task, expired, changed } = claimStep(tasks, leases, owner, this.#now(), leaseMs, () => this.#takeLeaseToken());
-      for (const id of changed) this.#save(tasks.get(id) as Task, leases.get(id));
-      return { task, expired };
+      const now = this.#now();
+      const expired = this.#releaseExpired(now);
+      const row = this.#db.prepare(SQLITE_NEXT_CLAIMABLE).get({ board: this.boardId, owner }) as TaskRow | undefined;
+      if (!row) return { task: undefined, expired };
+      const task: Task = { ...fromRow(row), state: "in_progress", owner };
+      const lease = { token: this.#takeLeaseToken(), expiresAtMs: now + leaseMs };
+      this.#save(task, lease);
+      return { task: { ...task, lease: leaseOf(task, lease) }, expired };
+    });
+  }
+
+  /** Returns the tasks whose leases ran out by `now` to pending and unowned, keeping their tokens (never handed out again). */
+  #releaseExpired(now: number): TaskLease[] {
+    const rows = this.#db
+      .prepare("SELECT * FROM stepwise_tasks WHERE board_id = ? AND state = 'in_progress' AND lease_expires_at <= ? ORDER BY id")
+      .all(this.boardId, now) as TaskRow[];
+    return rows.map((row) => {
+      const task = fromRow(row);
+      this.#save({ ...task, state: "pending", owner: null }, { token: row.lease_token, expiresAtMs: null });
+      return leaseOf(task, leaseState(row));
     });
   }
 
@@ -217,8 +242,10 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   async activeLeases(): Promise<number> {
-    const { tasks, leases } = this.#loadBoard();
-    return liveLeases(tasks.values(), leases, this.#now());
+    return this.#db
+      .prepare("SELECT count(*) FROM stepwise_tasks WHERE board_id = ? AND state = 'in_progress' AND lease_expires_at > ?")
+      .pluck()
+      .get(this.boardId, this.#now()) as number;
   }
 
   async replaceAll(tasks: readonly TaskImport[]): Promise<Task[]> {
@@ -289,8 +316,21 @@ export class SqliteTaskStore implements TaskStore {
     return this.#rows().map(fromRow);
   }
 
+  #ids(): string[] {
+    return (this.#db.prepare("SELECT id FROM stepwise_tasks WHERE board_id = ?").pluck().all(this.boardId) as number[]).map(String);
+  }
+
   #loadBoard(): { tasks: Map<string, Task>; leases: Map<string, LeaseState> } {
-    const rows = this.#rows();
+    return this.#boardOf(this.#rows());
+  }
+
+  /** The task `id` alone (nothing when there is no such task), as #loadBoard gives the board. */
+  #loadTask(id: string): { tasks: Map<string, Task>; leases: Map<string, LeaseState> } {
+    const row = this.#row(id);
+    return this.#boardOf(row ? [row] : []);
+  }
+
+  #boardOf(rows: readonly TaskRow[]): { tasks: Map<string, Task>; leases: Map<string, LeaseState> } {
     return {
       tasks: new Map(rows.map((row) => [String(row.id), fromRow(row)])),
       leases: new Map(rows.map((row) => [String(row.id), leaseState(row)])),

@@ -72,13 +72,14 @@ export type LeaseState = { token: number; expiresAtMs: number | null };
 
 const NO_LEASE: LeaseState = { token: 0, expiresAtMs: null };
 
-function leaseOf(task: Task, state: LeaseState): TaskLease {
+/** The lease `state` describes on `task`. */
+export function leaseOf(task: Task, state: LeaseState): TaskLease {
   return { taskId: task.id, owner: task.owner ?? "", token: state.token, expiresAt: new Date(state.expiresAtMs ?? 0).toISOString() };
 }
 
 /**
- * One claim step for a store that holds the board in this process's memory while it works on it
- * (the memory and SQLite stores): every task whose lease ran out goes back to pending, unowned, and
+ * One claim step for a store that holds the board in this process's memory (the memory store; the
+ * SQLite store takes the same step in SQL): every task whose lease ran out goes back to pending, unowned, and
  * then the lowest free task is claimed with a new lease. Changes `tasks` and `leases` in place and
  * returns what happened, with the ids of the tasks whose rows changed.
  */
