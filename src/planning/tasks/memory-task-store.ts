@@ -12,6 +12,7 @@ import {
   type TaskClaim,
   type TaskLease,
 } from "./task-lease.js";
+import { taskListPage, type TaskListFilter, type TaskListPage } from "./task-list-view.js";
 import type { TaskStore, TaskStoreState } from "./task-store.js";
 import { cloneTask, compareTaskIds, countByState, newTask, TaskRuleError, type Task, type TaskChange, type TaskDraft, type TaskImport, type TaskState } from "./task.js";
 
@@ -44,6 +45,12 @@ export class MemoryTaskStore implements TaskStore {
 
   async counts(): Promise<Record<TaskState, number>> {
     return countByState([...this.#tasks.values()].map((task) => task.state));
+  }
+
+  /** The view over the tasks as they are, copying only the ones shown. */
+  async listView(filter: TaskListFilter): Promise<TaskListPage> {
+    const page = taskListPage([...this.#tasks.values()], filter);
+    return { ...page, tasks: page.tasks.map(cloneTask) };
   }
 
   async create(draft: TaskDraft, opts: { id?: string } = {}): Promise<Task> {
