@@ -9,12 +9,12 @@ import { todoContextBenchmark } from "./todo-context.js";
 import { planNotebookPromptsBenchmark } from "./plan-notebook-prompts.js";
 import { compilerDagBenchmark } from "./compiler-dag.js";
 import { boardClaimsBenchmark } from "./board-claims.js";
-import { boardScaleBenchmark } from "./board-scale.js";
+import { boardScaleBenchmark, boardScaleEmbeddedBenchmark } from "./board-scale.js";
 import { importTimeBenchmark } from "./import-time.js";
 import { fleetBenchmark } from "./fleet.js";
 
 // Each benchmark module adds itself here.
-const benchmarks: Benchmark[] = [todoContextBenchmark, planNotebookPromptsBenchmark, longRunBenchmark, boardClaimsBenchmark, boardScaleBenchmark, compilerDagBenchmark, importTimeBenchmark, fleetBenchmark];
+const benchmarks: Benchmark[] = [todoContextBenchmark, planNotebookPromptsBenchmark, longRunBenchmark, boardClaimsBenchmark, boardScaleBenchmark, boardScaleEmbeddedBenchmark, compilerDagBenchmark, importTimeBenchmark, fleetBenchmark];
 
 const args = process.argv.slice(2);
 const json = args.includes("--json");
