@@ -1,6 +1,6 @@
 import pg from "pg";
 import { applyChange, checkReservedId, idRange, normalizeImport, openBlockers, removeTask, sortIds, unknownTaskError } from "../planning/tasks/task-graph.js";
-import { leaseDuration, TaskLeaseError, type ClaimOptions, type FencedWrite, type TaskClaim, type TaskLease } from "../planning/tasks/task-lease.js";
+import { leaseDuration, leaseOf, TaskLeaseError, type ClaimOptions, type FencedWrite, type TaskClaim, type TaskLease } from "../planning/tasks/task-lease.js";
 import { matchingFromCounts, type TaskCounts, type TaskListFilter, type TaskListPage } from "../planning/tasks/task-list-view.js";
 import { boardSummaries, type CompleteAndClaim, type TaskBoardSummary, type TaskStore, type TaskStoreState } from "../planning/tasks/task-store.js";
 import { isTaskId, newTask, TaskRuleError, type Task, type TaskBoardChange, type TaskChange, type TaskDraft, type TaskImport, type TaskState } from "../planning/tasks/task.js";
@@ -89,6 +89,10 @@ const EPOCH_MS = (column: string) => `(extract(epoch FROM ${column}) * 1000)::fl
 const MERGED_METADATA = (patch: string, drop: string) =>
   `CASE WHEN ${patch}::jsonb = '{}' AND cardinality(${drop}::text[]) = 0 THEN t.metadata ELSE (t.metadata || ${patch}::jsonb) - ${drop}::text[] END`;
 
+// What the common statement's guard probes for, as the full statement's parts look for it.
+const LEASE_RAN_OUT = "state = 'in_progress' AND lease_expires_at <= now()";
+const ASSIGNED_TO_CLAIMER = `owner = $2 AND ${IS_ASSIGNED}`;
+
 // One statement, so one atomic step by one clock (now() is the statement's start), and one round
 // trip: lock the lowest free row (through the ready index, or the assigned one for a task given to
 // this owner) or one whose lease expired, skipping rows another claimer holds; return every other
@@ -110,10 +114,6 @@ const MERGED_METADATA = (patch: string, drop: string) =>
 // task this completion frees competes in the claim (`freed`: its last open blocker was the task just
 // completed; the claim then counts it down itself, as one statement may change a row only once).
 // When the completion was refused, `refused_at_ms` says when, for the TaskLeaseError.
-// What the common statement's guard probes for, as the full statement's parts look for it.
-const LEASE_RAN_OUT = "state = 'in_progress' AND lease_expires_at <= now()";
-const ASSIGNED_TO_CLAIMER = `owner = $2 AND ${IS_ASSIGNED}`;
-
 function claimStatement(step: { common: boolean; completes: boolean }): string {
   const proceed = step.common ? " AND NOT (SELECT full_step FROM guard)" : "";
   const ctes = [
@@ -493,7 +493,7 @@ export class PostgresTaskStore implements TaskStore {
     if (answer.id === null || answer.id === undefined) return { task: undefined, expired };
     const task = fromJson(answer as TaskJson);
     this.#announce({ boardId: this.boardId, action: "claimed", taskIds: [task.id] });
-    return { task: { ...task, lease: { taskId: task.id, owner: task.owner ?? "", token: answer.lease_token as number, expiresAt: isoTime(answer.expires_ms as number) } }, expired };
+    return { task: { ...task, lease: leaseOf(task, { token: answer.lease_token as number, expiresAtMs: answer.expires_ms }) }, expired };
   }
 
   async completeAndClaim(lease: TaskLease, metadata: Record<string, unknown> | undefined, owner: string, opts: ClaimOptions = {}): Promise<CompleteAndClaim> {
