@@ -813,7 +813,7 @@ async function insertTasks(client: pg.PoolClient, boardId: string, tasks: readon
        INSERT INTO stepwise_tasks (board_id, ${COLUMNS}, open_blockers, lease_token)
        SELECT $1, r.id, r.subject, r.description, r.state, r.owner, r.blocks, r.blocked_by, r.metadata, r.created_at, r.open_blockers,
          (SELECT lease_floor FROM stepwise_task_boards WHERE board_id = $1)
-       FROM jsonb_to_recordset($2::jsonb) AS r (id bigint, subject text, description text, state text, owner text,
+       FROM jsonb_to_recordset($2::jsonb) AS r (id bigint, subject text, description text, state stepwise_task_state, owner text,
          blocks bigint[], blocked_by bigint[], metadata jsonb, created_at text, open_blockers integer)
        RETURNING 1)
      UPDATE stepwise_task_boards SET task_count = task_count + (SELECT count(*) FROM added) WHERE board_id = $1`,
@@ -825,7 +825,7 @@ async function insertTasks(client: pg.PoolClient, boardId: string, tasks: readon
 async function saveTask(client: pg.PoolClient, boardId: string, task: Task): Promise<void> {
   await client.query(
     `UPDATE stepwise_tasks SET subject = $3, description = $4, state = $5, owner = $6, blocks = $7, blocked_by = $8, metadata = $9,
-       lease_expires_at = CASE WHEN $5 = 'in_progress' THEN lease_expires_at END
+       lease_expires_at = CASE WHEN $5::stepwise_task_state = 'in_progress' THEN lease_expires_at END
      WHERE board_id = $1 AND id = $2`,
     [boardId, task.id, task.subject, task.description, task.state, task.owner, task.blocks, task.blockedBy, JSON.stringify(task.metadata)],
   );

@@ -24,13 +24,13 @@ export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient
 
 /**
  * Creates a store's tables once per database: under an advisory lock, so processes opening at once
- * don't race, and only when `marker` (the schema's last object) is missing, because re-running DDL
- * takes locks that stall live writers.
+ * don't race, and only when `marker` (a table, index or type the DDL creates) is missing, because
+ * re-running DDL takes locks that stall live writers.
  */
 export function createSchemaIfMissing(pool: pg.Pool, schema: { lock: number; marker: string; ddl: string }): Promise<void> {
   return inTransaction(pool, async (client) => {
     await client.query("SELECT pg_advisory_xact_lock($1)", [schema.lock]);
-    const { rows } = await client.query<{ ready: boolean }>("SELECT to_regclass($1) IS NOT NULL AS ready", [schema.marker]);
+    const { rows } = await client.query<{ ready: boolean }>("SELECT coalesce(to_regclass($1)::oid, to_regtype($1)::oid) IS NOT NULL AS ready", [schema.marker]);
     if (!rows[0]?.ready) await client.query(schema.ddl);
   });
 }

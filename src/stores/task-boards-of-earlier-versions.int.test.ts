@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { TaskBoard } from "../planning/tasks/task-board.js";
 import type { TaskLease } from "../planning/tasks/task-lease.js";
 import { PostgresTaskStore } from "./postgres-task-store.js";
-import { EARLIER_BOARD, expectEarlierBoardWorks, POSTGRES_TASKS_V0, POSTGRES_TASKS_V1 } from "./test-support/earlier-task-schemas.js";
+import { EARLIER_BOARD, expectEarlierBoardWorks, POSTGRES_TASKS_V0, POSTGRES_TASKS_V1, POSTGRES_TASKS_V2, POSTGRES_TASKS_V2_COUNTS } from "./test-support/earlier-task-schemas.js";
 import { freshSchema } from "./test-support/fresh-schema.js";
 
 const schemas: { drop(): Promise<void> }[] = [];
@@ -11,8 +11,11 @@ afterAll(async () => {
   for (const schema of schemas) await schema.drop();
 });
 
-/** A schema holding EARLIER_BOARD as `ddl`'s version wrote it; v1 also leased task 4, under a token from its sequence. */
-async function earlierDatabase(ddl: string, withLeases: boolean): Promise<{ url: string; lease?: TaskLease }> {
+/**
+ * A schema holding EARLIER_BOARD as `ddl`'s version wrote it (`counts`: what that version kept beside
+ * the rows); v1 also leased task 4, under a token from its sequence.
+ */
+async function earlierDatabase(ddl: string, withLeases: boolean, counts = ""): Promise<{ url: string; lease?: TaskLease }> {
   const schema = await freshSchema();
   schemas.push(schema);
   const client = new pg.Client({ connectionString: schema.url });
@@ -26,6 +29,7 @@ async function earlierDatabase(ddl: string, withLeases: boolean): Promise<{ url:
         [id, `Task ${id}`, state, owner, blocks, blockedBy, JSON.stringify(metadata), new Date().toISOString()],
       );
     }
+    if (counts) await client.query(counts);
     if (!withLeases) return { url: schema.url };
     // Claims of other boards had drawn tokens from the shared sequence before this one.
     await client.query("SELECT setval('stepwise_task_lease_tokens', 41)");
@@ -56,6 +60,25 @@ describe("a PostgreSQL task board made by an earlier version", () => {
       await second.close();
     } finally {
       await board.close();
+    }
+  });
+
+  it("keeps working after this version opens it: v2 (text states under a CHECK, indexes that compare them as text)", async () => {
+    const { url } = await earlierDatabase(POSTGRES_TASKS_V2, false, POSTGRES_TASKS_V2_COUNTS);
+    const board = new TaskBoard({ store: new PostgresTaskStore({ boardId: "legacy", connectionString: url }) });
+    const pool = new pg.Pool({ connectionString: url });
+    try {
+      await expectEarlierBoardWorks(board);
+      const { rows } = await pool.query<{ type: string; checks: number }>(
+        `SELECT format_type(atttypid, atttypmod) AS type,
+           (SELECT count(*)::int FROM pg_constraint WHERE conrelid = attrelid AND contype = 'c') AS checks
+         FROM pg_attribute WHERE attrelid = 'stepwise_tasks'::regclass AND attname = 'state'`,
+      );
+      expect(rows[0]).toEqual({ type: "stepwise_task_state", checks: 0 });
+      await expect(pool.query("UPDATE stepwise_tasks SET state = 'done' WHERE id = 1")).rejects.toThrow(/invalid input value for enum stepwise_task_state: "done"/);
+    } finally {
+      await board.close();
+      await pool.end();
     }
   });
 

@@ -33,6 +33,31 @@ export const POSTGRES_TASKS_V1 = `${POSTGRES_TASKS_V0}
   CREATE INDEX IF NOT EXISTS stepwise_tasks_leased ON stepwise_tasks (board_id, lease_expires_at) WHERE state = 'in_progress';
 `;
 
+/**
+ * v2: counts kept on the rows (open_blockers, task_count, lease_floor), one partial index per state,
+ * and the state still text under v0's CHECK, which those indexes' predicates compare as text.
+ * `POSTGRES_TASKS_V2_COUNTS` brings a loaded board's counts to what v2 kept them at.
+ */
+export const POSTGRES_TASKS_V2 = `${POSTGRES_TASKS_V0}
+  ALTER TABLE stepwise_tasks ADD COLUMN lease_token bigint NOT NULL DEFAULT 0;
+  ALTER TABLE stepwise_tasks ADD COLUMN lease_expires_at timestamptz;
+  ALTER TABLE stepwise_tasks ADD COLUMN open_blockers integer NOT NULL DEFAULT 0;
+  ALTER TABLE stepwise_task_boards ADD COLUMN task_count bigint NOT NULL DEFAULT 0;
+  ALTER TABLE stepwise_task_boards ADD COLUMN lease_floor bigint NOT NULL DEFAULT 0;
+  DROP INDEX stepwise_tasks_pending;
+  CREATE INDEX stepwise_tasks_leased ON stepwise_tasks (board_id, lease_expires_at) WHERE state = 'in_progress';
+  CREATE INDEX stepwise_tasks_completed ON stepwise_tasks (board_id, id) WHERE state = 'completed';
+  CREATE INDEX stepwise_tasks_waiting ON stepwise_tasks (board_id, id) WHERE state = 'pending' AND (open_blockers > 0 OR owner IS NOT NULL);
+  CREATE INDEX stepwise_tasks_assigned ON stepwise_tasks (board_id, owner, id) WHERE state = 'pending' AND open_blockers = 0 AND owner IS NOT NULL;
+  CREATE INDEX stepwise_tasks_external ON stepwise_tasks (board_id, (metadata ->> 'externalId')) WHERE metadata ? 'externalId';
+  CREATE INDEX stepwise_tasks_ready ON stepwise_tasks (board_id, id) WHERE state = 'pending' AND open_blockers = 0 AND owner IS NULL;
+`;
+export const POSTGRES_TASKS_V2_COUNTS = `
+  UPDATE stepwise_tasks t SET open_blockers = (SELECT count(*) FROM unnest(t.blocked_by) AS blocker (id)
+    JOIN stepwise_tasks b ON b.board_id = t.board_id AND b.id = blocker.id WHERE b.state <> 'completed');
+  UPDATE stepwise_task_boards b SET task_count = (SELECT count(*) FROM stepwise_tasks t WHERE t.board_id = b.board_id);
+`;
+
 export const SQLITE_TASKS_V0 = `
   CREATE TABLE IF NOT EXISTS stepwise_task_boards (
     board_id TEXT PRIMARY KEY,
