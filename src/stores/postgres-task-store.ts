@@ -178,7 +178,7 @@ function claimStatement(step: { common: boolean; completes: boolean }): string {
     (SELECT json_agg(json_build_object('taskId', id::text, 'owner', owner, 'token', lease_token,
        'expiresMs', ${EPOCH_MS("lease_expires_at")}) ORDER BY id) FROM expired) AS expired,
     (SELECT json_agg(id::text ORDER BY id) FROM released) AS released, false AS full_step`,
-    step.completes && `(SELECT to_jsonb(done) FROM done) AS completed, CASE WHEN NOT EXISTS (SELECT 1 FROM done) THEN ${EPOCH_MS("now()")} END AS refused_at_ms`,
+    step.completes && `(SELECT row_to_json(done) FROM done) AS completed, CASE WHEN NOT EXISTS (SELECT 1 FROM done) THEN ${EPOCH_MS("now()")} END AS refused_at_ms`,
   ];
   // The answer as one JSON value: parsed at once in Node, where a column each cost a parser each.
   return `
