@@ -17,7 +17,7 @@ import { PostgresTaskStore } from "../src/stores/postgres-task-store.js";
 import { freshSchema } from "../src/stores/test-support/fresh-schema.js";
 import { dependentTasks, uniqueBoardId } from "../src/stores/test-support/shared-board-workload.js";
 import { medianWithRange, type Benchmark, type BenchFigure } from "./figure.js";
-import { floorClaimsPerSecond, rawSqlClaimsPerSecond } from "./raw-sql-claims.js";
+import { floorClaimsPerSecond, openConnections, rawSqlClaimsPerSecond } from "./raw-sql-claims.js";
 import type { Chart } from "../src/eval/svg-chart.js";
 
 const TASKS = 2000;
@@ -44,8 +44,9 @@ async function stepwiseClaims(workers: number): Promise<{ perSecond: number; dou
   try {
     await seeder.import(dependentTasks(TASKS));
     await (pools[0] as pg.Pool).query("VACUUM ANALYZE stepwise_tasks");
-    // Connects every worker's pool (the bare sides' drain does the same) and prepares each store.
+    // Prepares each store, and opens every connection of every worker's pool (the bare sides' drain does the same).
     await Promise.all(boards.map((board) => board.counts()));
+    await openConnections(pools);
     const claims = new Map<string, number>();
     const started = performance.now();
     await Promise.all(

@@ -91,11 +91,20 @@ async function withTable(opts: Drain, ddl: string, body: (admin: pg.Pool) => Pro
 }
 
 /**
- * Runs `worker` on every pool at once, each pool connected before the clock starts; claims per second
+ * Opens every connection `pools` may hold (each pool's max), so that no side forks a server process
+ * inside its timed drain: Stepwise's pools use their second connection to announce changes.
+ */
+export async function openConnections(pools: readonly pg.Pool[]): Promise<void> {
+  const clients = await Promise.all(pools.flatMap((pool) => Array.from({ length: pool.options.max }, () => pool.connect())));
+  for (const client of clients) client.release();
+}
+
+/**
+ * Runs `worker` on every pool at once, each pool's connections opened before the clock starts; claims per second
  * over the whole drain, which must claim `expected` tasks.
  */
 async function drain(pools: readonly pg.Pool[], expected: number, worker: (pool: pg.Pool) => Promise<number>): Promise<number> {
-  await Promise.all(pools.map((pool) => pool.query("SELECT 1")));
+  await openConnections(pools);
   const started = performance.now();
   const claims = (await Promise.all(pools.map(worker))).reduce((sum, n) => sum + n, 0);
   const seconds = (performance.now() - started) / 1000;
