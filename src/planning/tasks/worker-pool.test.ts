@@ -3,7 +3,7 @@ import { Agent } from "../../core/agent.js";
 import { scriptedModel } from "../../models/scripted.js";
 import { MemoryTaskStore } from "./memory-task-store.js";
 import { TaskBoard } from "./task-board.js";
-import type { ClaimOptions, TaskClaim } from "./task-lease.js";
+import { TaskLeaseError, type ClaimOptions, type TaskClaim } from "./task-lease.js";
 import { runWorkerPool } from "./worker-pool.js";
 
 /** A memory store that tells each claim step to `onClaim`, so a test can act between a pool's looks. */
@@ -183,6 +183,35 @@ describe("runWorkerPool", () => {
     });
     expect(report).toMatchObject({ completed: 1, lost: ["1"], byWorker: { solo: ["1"] } });
     expect(await board.get("1")).toMatchObject({ state: "completed", metadata: { attempt: 2 } });
+  });
+
+  it("gives work that asks for its signal only after the lease was lost a signal already fired, with the refusal as its reason", async () => {
+    const board = new TaskBoard();
+    await board.import([{ id: "1", subject: "taken away before the work looks" }]);
+    // Tells when a heartbeat was refused.
+    let refused = () => {};
+    const refusal = new Promise<void>((resolve) => (refused = resolve));
+    const renew = board.renewLease.bind(board);
+    board.renewLease = (...args) => renew(...args).catch((error: unknown) => (refused(), Promise.reject(error)));
+    const reasons: unknown[] = [];
+    let attempts = 0;
+    const report = await runWorkerPool({
+      board,
+      workers: ["solo"],
+      idleWaitMs: 1,
+      leaseMs: 60_000,
+      heartbeatMs: 1,
+      work: async (task, ctx) => {
+        if (++attempts > 1) return;
+        await board.update(task.id, { state: "pending", owner: null });
+        await refusal;
+        // The pool hears of the refusal once the promise jobs queued with it have run.
+        await new Promise((resolve) => setImmediate(resolve));
+        reasons.push(ctx.signal.aborted && ctx.signal.reason);
+      },
+    });
+    expect(reasons).toEqual([expect.any(TaskLeaseError)]);
+    expect(report).toMatchObject({ completed: 1, lost: ["1"] });
   });
 
   it("refuses a heartbeat that is not shorter than the lease", async () => {
