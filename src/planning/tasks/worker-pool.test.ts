@@ -164,22 +164,31 @@ describe("runWorkerPool", () => {
     expect(report.byWorker).toEqual({ solo: ["2"] });
   });
 
-  it("abandons a task whose lease was lost (the heartbeat is refused), then does it again under a new claim", async () => {
-    const board = new TaskBoard();
-    await board.import([{ id: "1", subject: "taken away once" }]);
+  /**
+   * A solo pool on `board`, whose first attempt gets `reset`: the task set back to pending under the
+   * worker, so that its next heartbeat is refused. Later attempts return `{ attempt }`.
+   */
+  function runLosingTheFirstLease(board: TaskBoard, first: (ctx: { signal: AbortSignal }, reset: () => Promise<unknown>) => Promise<void>) {
     let attempts = 0;
-    const report = await runWorkerPool({
+    return runWorkerPool({
       board,
       workers: ["solo"],
       idleWaitMs: 1,
       leaseMs: 60_000,
       heartbeatMs: 1,
-      work: async (task, { signal }) => {
+      work: async (task, ctx) => {
         if (++attempts > 1) return { attempt: attempts };
-        // Someone resets the task under the worker: its next renewal is refused and the signal fires.
-        await board.update(task.id, { state: "pending", owner: null });
-        await new Promise((_, reject) => signal.addEventListener("abort", () => reject(signal.reason as Error), { once: true }));
+        await first(ctx, () => board.update(task.id, { state: "pending", owner: null }));
       },
+    });
+  }
+
+  it("abandons a task whose lease was lost (the heartbeat is refused), then does it again under a new claim", async () => {
+    const board = new TaskBoard();
+    await board.import([{ id: "1", subject: "taken away once" }]);
+    const report = await runLosingTheFirstLease(board, async ({ signal }, reset) => {
+      await reset();
+      await new Promise((_, reject) => signal.addEventListener("abort", () => reject(signal.reason as Error), { once: true }));
     });
     expect(report).toMatchObject({ completed: 1, lost: ["1"], byWorker: { solo: ["1"] } });
     expect(await board.get("1")).toMatchObject({ state: "completed", metadata: { attempt: 2 } });
@@ -194,21 +203,12 @@ describe("runWorkerPool", () => {
     const renew = board.renewLease.bind(board);
     board.renewLease = (...args) => renew(...args).catch((error: unknown) => (refused(), Promise.reject(error)));
     const reasons: unknown[] = [];
-    let attempts = 0;
-    const report = await runWorkerPool({
-      board,
-      workers: ["solo"],
-      idleWaitMs: 1,
-      leaseMs: 60_000,
-      heartbeatMs: 1,
-      work: async (task, ctx) => {
-        if (++attempts > 1) return;
-        await board.update(task.id, { state: "pending", owner: null });
-        await refusal;
-        // The pool hears of the refusal once the promise jobs queued with it have run.
-        await new Promise((resolve) => setImmediate(resolve));
-        reasons.push(ctx.signal.aborted && ctx.signal.reason);
-      },
+    const report = await runLosingTheFirstLease(board, async (ctx, reset) => {
+      await reset();
+      await refusal;
+      // The pool hears of the refusal once the promise jobs queued with it have run.
+      await new Promise((resolve) => setImmediate(resolve));
+      reasons.push(ctx.signal.aborted && ctx.signal.reason);
     });
     expect(reasons).toEqual([expect.any(TaskLeaseError)]);
     expect(report).toMatchObject({ completed: 1, lost: ["1"] });
