@@ -115,6 +115,35 @@ describe("PostgresTaskStore sharing", () => {
     }
   });
 
+  it("reaches the tasks a completion frees by key, however many wait, under statistics taken while none waited", async () => {
+    // One connection, so that what it read can be flushed to the statistics and read back; on it, the
+    // generic plans every connection settles on after a statement's fifth run.
+    const single = new pg.Pool({ connectionString: schema.url, max: 1 });
+    await single.query("SET plan_cache_mode = force_generic_plan");
+    const board = new TaskBoard({ store: new PostgresTaskStore({ boardId: uniqueBoardId("stale"), pool: single }) });
+    const waitingIndexReads = async () => {
+      await single.query("SELECT pg_stat_force_next_flush()");
+      const { rows } = await single.query<{ n: number }>("SELECT idx_tup_read::int AS n FROM pg_stat_user_indexes WHERE indexrelid = 'stepwise_tasks_waiting'::regclass");
+      return (rows[0] as { n: number }).n;
+    };
+    try {
+      // Statistics taken while every task was free; then 2,000 of them wait, each on the one before.
+      const tasks = (waiting: boolean) =>
+        Array.from({ length: 2050 }, (_, i) => ({ id: String(i + 1), subject: `task ${i + 1}`, blockedBy: waiting && i >= 50 ? [String(i)] : [] }));
+      await board.import(tasks(false));
+      await single.query("ANALYZE stepwise_tasks");
+      await board.import(tasks(true));
+      const first = (await board.claimNext("ann")) as NonNullable<Awaited<ReturnType<TaskBoard["claimNext"]>>>;
+      const before = await waitingIndexReads();
+      const step = await board.completeAndClaim(first.lease, undefined, "ann");
+      expect(step.claim.task?.id).toBe("2");
+      expect((await waitingIndexReads()) - before).toBeLessThan(10);
+    } finally {
+      await board.close();
+      await single.end();
+    }
+  });
+
   it("lets 8 worker processes drain one board of 2,000 dependent tasks: each task once, never before its blockers, no update lost", async () => {
     const boardId = uniqueBoardId("workers");
     const sequence = `stepwise_test_${boardId.replace(/[^a-z0-9]/gi, "_")}`.toLowerCase();
