@@ -155,7 +155,6 @@ function holdLease(board: TaskBoard, lease: TaskLease, opts: { leaseMs: number; 
   let current = lease;
   let lostBy: TaskLeaseError | undefined;
   let controller: AbortController | undefined;
-  let listening = false;
   const stop = () => controller?.abort(opts.signal.reason);
   let renewing: Promise<void> = Promise.resolve();
   const timer = setInterval(() => {
@@ -176,10 +175,7 @@ function holdLease(board: TaskBoard, lease: TaskLease, opts: { leaseMs: number; 
         controller = new AbortController();
         if (lostBy) controller.abort(lostBy);
         else if (opts.signal.aborted) stop();
-        else {
-          opts.signal.addEventListener("abort", stop, { once: true });
-          listening = true;
-        }
+        else opts.signal.addEventListener("abort", stop, { once: true });
       }
       return controller.signal;
     },
@@ -187,7 +183,8 @@ function holdLease(board: TaskBoard, lease: TaskLease, opts: { leaseMs: number; 
     lost: () => lostBy !== undefined,
     release: () => {
       clearInterval(timer);
-      if (listening) opts.signal.removeEventListener("abort", stop);
+      // No signal asked for, no listener added (removing one that never was is a no-op).
+      if (controller) opts.signal.removeEventListener("abort", stop);
     },
   };
 }
