@@ -360,6 +360,30 @@ export function describeTaskStore(name: string, open: () => Promise<TaskStoreFix
       await viewMatchesBoard("drained");
     });
 
+    it("completes a task that frees two and still blocks a third: claims the lower freed one, the other stays free, the third waits on", async () => {
+      const board = new TaskBoard({ store });
+      await store.replaceAll([
+        { id: "1", subject: "root" },
+        { id: "2", subject: "other root" },
+        { id: "3", subject: "after root", blockedBy: ["1"] },
+        { id: "4", subject: "after root too", blockedBy: ["1"] },
+        { id: "5", subject: "after both roots", blockedBy: ["1", "2"] },
+      ]);
+      const root = await board.claimNext("ann", { leaseMs: LONG });
+      const other = await board.claimNext("bob", { leaseMs: LONG });
+      expect([root?.id, other?.id]).toEqual(["1", "2"]);
+      const step = await board.completeAndClaim(root?.lease as NonNullable<typeof root>["lease"], undefined, "ann", { leaseMs: LONG });
+      expect(step.claim.task).toMatchObject({ id: "3", state: "in_progress", owner: "ann" });
+      expect(await claim("cy", LONG)).toMatchObject({ id: "4", owner: "cy" });
+      expect(await claim("dan", LONG)).toBeUndefined();
+      const last = await board.completeAndClaim(other?.lease as NonNullable<typeof other>["lease"], undefined, "bob", { leaseMs: LONG });
+      expect(last.claim.task).toMatchObject({ id: "5", owner: "bob" });
+      await viewMatchesBoard("freed, claimed and still waiting");
+      // The freed task that was claimed was counted down too: given back, it is free at once.
+      await store.update("3", { state: "pending", owner: null });
+      expect(await claim("dan", LONG)).toMatchObject({ id: "3", owner: "dan" });
+    });
+
     it("completes and claims in one step while another lease ran out: that task comes back, and competes by its id", async () => {
       const board = new TaskBoard({ store });
       await seed(3);
