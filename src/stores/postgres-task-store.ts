@@ -110,13 +110,13 @@ const ASSIGNED_TO_CLAIMER = `owner = $2 AND ${IS_ASSIGNED}`;
 // full statement would have done exactly what it does.
 //
 // A step that completes a task first (`completes`): the fenced completion of task $4 under lease
-// token $7 (metadata merged with $5, keys in $6 deleted), then one UPDATE that claims and counts
-// down the tasks the completed one blocked. A task this completion frees competes in the claim
+// token $7 (metadata merged with $5, keys in $6 deleted), then the tasks it blocked counted down
+// by the UPDATE that claims (`claimed`). A task this completion frees competes in the claim
 // (`freed`: its last open blocker was the task just completed), and gets both changes at once, as
-// one statement may change a row only once. The count-down had an UPDATE of its own before; an
-// UPDATE opens every index of the table and prepares their predicates each time it runs, and the
-// third one cost about 5% of a step's database time (paired rounds of the board bench). When the
-// completion was refused, `refused_at_ms` says when, for the TaskLeaseError.
+// one statement may change a row only once. The count-down shares that UPDATE because each UPDATE
+// opens every index of the table and prepares their predicates when it runs: one of its own cost
+// about 5% of a step's database time (paired rounds of the board bench). When the completion was
+// refused, `refused_at_ms` says when, for the TaskLeaseError.
 function claimStatement(step: { common: boolean; completes: boolean }): string {
   const proceed = step.common ? " AND NOT (SELECT full_step FROM guard)" : "";
   const ctes = [
@@ -164,8 +164,7 @@ function claimStatement(step: { common: boolean; completes: boolean }): string {
       AND t.id = ANY (ARRAY (SELECT id FROM expired)) AND t.id IS DISTINCT FROM (SELECT id FROM picked)
     RETURNING t.id
   )`,
-    step.completes
-      ? `claimed AS (
+    `claimed AS (
     UPDATE stepwise_tasks t SET
       state = CASE WHEN t.id = r.claim THEN 'in_progress' ELSE t.state END,
       owner = CASE WHEN t.id = r.claim THEN $2 ELSE t.owner END,
@@ -173,15 +172,9 @@ function claimStatement(step: { common: boolean; completes: boolean }): string {
       lease_expires_at = CASE WHEN t.id = r.claim THEN now() + $3 * interval '1 millisecond' ELSE t.lease_expires_at END,
       open_blockers = t.open_blockers - CASE WHEN t.id = ANY (r.counted) THEN 1 ELSE 0 END
     -- OFFSET 0 keeps the planner from copying the pick into every place that reads r.claim.
-    FROM (SELECT (SELECT id FROM picked) AS claim, coalesce ((SELECT blocks FROM done), '{}') AS counted OFFSET 0) r
+    FROM (SELECT (SELECT id FROM picked) AS claim, ${step.completes ? "coalesce ((SELECT blocks FROM done), '{}')" : "'{}'::bigint[]"} AS counted OFFSET 0) r
     WHERE t.board_id = $1 AND t.id = ANY (r.counted || r.claim)
     RETURNING ${T_COLUMNS}, t.lease_token, ${EPOCH_MS("t.lease_expires_at")} AS expires_ms, t.id = r.claim AS is_claim
-  )`
-      : `claimed AS (
-    UPDATE stepwise_tasks t SET state = 'in_progress', owner = $2, lease_token = t.lease_token + 1,
-      lease_expires_at = now() + $3 * interval '1 millisecond'
-    WHERE t.board_id = $1 AND t.id = (SELECT id FROM picked)
-    RETURNING ${T_COLUMNS}, t.lease_token, ${EPOCH_MS("t.lease_expires_at")} AS expires_ms, true AS is_claim
   )`,
   ];
   const columns = [
